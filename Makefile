@@ -1,0 +1,80 @@
+# mdstat: make the kernel's migrate_disable() machinery observable.
+#
+#   make demo    build what is missing, boot the guest, show it at work
+#   make check   every test, host and guest; ends "N passed, N failed"
+#
+# Everything that runs kernel code runs in the QEMU guest (guest/run).
+
+BUILD := build
+USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-missing-field-initializers -Werror
+
+# Debian 12 packages the build, the guest and the tests use.
+PACKAGES := linux-source-6.1 gcc make patch perl flex bison bc libelf-dev \
+	libssl-dev dwarves ccache clang llvm libbpf-dev bpftool bpftrace \
+	qemu-system-x86 busybox-static cpio zstd xz-utils kmod util-linux \
+	rt-tests stress-ng trace-cmd
+
+.PHONY: all deps kernel kernel-stock vmlinux.h mdload shell demo check devtree export-patches clean
+
+all: kernel mdload
+
+# A quick no-op when every package is there; apt-get otherwise.
+deps:
+	@missing=$$(for p in $(PACKAGES); do \
+		dpkg-query -W -f='$${db:Status-Status}\n' $$p 2>/dev/null | \
+			grep -qx installed || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing" $$missing; \
+		[ "$$(id -u)" = 0 ] || { echo "deps: need root to install packages" >&2; exit 2; }; \
+		mkdir -p $(BUILD); \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y --no-install-recommends $$missing; } \
+			>$(BUILD)/apt.log 2>&1 || \
+			{ tail -n 20 $(BUILD)/apt.log >&2; \
+			  echo "deps: apt-get install failed (log: $(BUILD)/apt.log)" >&2; exit 2; }; \
+	fi
+
+kernel: deps
+	@guest/build-kernel
+
+# The same tree and config without patches/series, for A/B comparisons.
+kernel-stock: deps
+	@guest/build-kernel --stock
+
+# CO-RE programs compile against the built kernel's own BTF.
+vmlinux.h: kernel
+	@bpftool btf dump file $(BUILD)/vmlinux format c >$(BUILD)/vmlinux.h.tmp && \
+		mv $(BUILD)/vmlinux.h.tmp $(BUILD)/vmlinux.h
+
+# The test module, built out of tree against the guest kernel, outside the
+# checkout; and its user-space helper.
+MDLOAD_SOURCES := guest/mdload/Kbuild guest/mdload/mdload.c guest/mdload/mdload.h
+
+mdload: kernel $(BUILD)/mdsection
+	@mkdir -p $(BUILD)/mdload
+	@cp $(MDLOAD_SOURCES) $(BUILD)/mdload/
+	@$(MAKE) -s -C $(BUILD)/kernel-mdstat/obj M=$(abspath $(BUILD)/mdload) modules
+
+$(BUILD)/mdsection: guest/mdload/mdsection.c guest/mdload/mdload.h
+	@mkdir -p $(BUILD)
+	$(CC) $(USER_CFLAGS) -o $@ $<
+
+shell: kernel mdload
+	@guest/run --shell
+
+demo: kernel mdload
+	@guest/run -- guest/demo
+
+check: kernel mdload
+	@tests/check
+
+# Kernel development: build/linux-dev is a git tree with the series as
+# commits; export-patches writes them back to patches/.
+devtree: deps
+	@guest/devtree init
+
+export-patches:
+	@guest/devtree export
+
+clean:
+	rm -rf $(BUILD)

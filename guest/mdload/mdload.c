@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mdload: migrate-disabled sections on request.
+ *
+ * A root-only misc device.  Each MDLOAD_SECTION ioctl runs one section in the
+ * calling thread: nested migrate_disable(), a preemptible busy-spin, a sleep,
+ * and the matching migrate_enable()s, reporting the CPU at entry and exit.
+ * The section always ends before the ioctl returns; a fatal signal only cuts
+ * the spin and the sleep short.
+ */
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+#include <linux/uaccess.h>
+
+#include "mdload.h"
+
+static bool mdload_request_valid(const struct mdload_section *s)
+{
+	return s->depth >= 1 && s->depth <= MDLOAD_MAX_DEPTH &&
+	       !s->flags && !s->reserved &&
+	       s->spin_ns <= MDLOAD_MAX_NS && s->sleep_ns <= MDLOAD_MAX_NS &&
+	       s->spin_ns + s->sleep_ns <= MDLOAD_MAX_NS;
+}
+
+/* Spin until @end, preemptible: only migration is disabled. */
+static bool mdload_spin(u64 end)
+{
+	while (ktime_get_ns() < end) {
+		if (fatal_signal_pending(current))
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+static bool mdload_sleep(u64 ns)
+{
+	ktime_t end = ktime_add_ns(ktime_get(), ns);
+
+	while (ktime_before(ktime_get(), end)) {
+		if (fatal_signal_pending(current))
+			return false;
+		set_current_state(TASK_KILLABLE);
+		schedule_hrtimeout(&end, HRTIMER_MODE_ABS);
+	}
+	return true;
+}
+
+static void mdload_run_section(struct mdload_section *s)
+{
+	u64 start;
+	u32 i;
+	bool done;
+
+	for (i = 0; i < s->depth; i++)
+		migrate_disable();
+	s->cpu_enter = raw_smp_processor_id();
+	start = ktime_get_ns();
+
+	done = mdload_spin(start + s->spin_ns) && mdload_sleep(s->sleep_ns);
+
+	s->cpu_exit = raw_smp_processor_id();
+	s->elapsed_ns = ktime_get_ns() - start;
+	s->interrupted = !done;
+	for (i = 0; i < s->depth; i++)
+		migrate_enable();
+}
+
+static long mdload_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct mdload_section __user *uptr = (void __user *)arg;
+	struct mdload_section s;
+
+	if (cmd != MDLOAD_SECTION)
+		return -ENOTTY;
+	if (copy_from_user(&s, uptr, sizeof(s)))
+		return -EFAULT;
+	if (!mdload_request_valid(&s))
+		return -EINVAL;
+
+	mdload_run_section(&s);
+
+	if (copy_to_user(uptr, &s, sizeof(s)))
+		return -EFAULT;
+	return 0;
+}
+
+static const struct file_operations mdload_fops = {
+	.owner		= THIS_MODULE,
+	.unlocked_ioctl	= mdload_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice mdload_dev = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "mdload",
+	.fops	= &mdload_fops,
+	.mode	= 0600,
+};
+
+module_misc_device(mdload_dev);
+
+MODULE_DESCRIPTION("Migrate-disabled sections on request, for testing");
+MODULE_LICENSE("GPL");

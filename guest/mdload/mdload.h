@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * mdload: migrate-disabled sections on request, for testing and measuring
+ * the migrate_disable() machinery from user space.  Shared by the module and
+ * its user-space helpers.
+ */
+#ifndef _MDLOAD_H
+#define _MDLOAD_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define MDLOAD_DEVICE		"/dev/mdload"
+
+/* Bounds: a request outside them fails with EINVAL and changes nothing. */
+#define MDLOAD_MAX_DEPTH	16
+#define MDLOAD_MAX_NS		1000000000ULL	/* spin + sleep: 1 s at most */
+
+/*
+ * One section: migrate_disable() @depth times, busy-spin for @spin_ns
+ * (preemptible), sleep for @sleep_ns, then migrate_enable() @depth times.
+ * The kernel fills in the CPU at entry and at exit and the time spent.
+ */
+struct mdload_section {
+	__u32 depth;		/* in: 1 .. MDLOAD_MAX_DEPTH */
+	__u32 flags;		/* in: 0, reserved */
+	__u64 spin_ns;		/* in */
+	__u64 sleep_ns;		/* in */
+	__s32 cpu_enter;	/* out: CPU after the outermost migrate_disable() */
+	__s32 cpu_exit;		/* out: CPU before the outermost migrate_enable() */
+	__u64 elapsed_ns;	/* out: time from entry to exit */
+	__u32 interrupted;	/* out: 1 if a fatal signal cut the section short */
+	__u32 reserved;		/* 0 */
+};
+
+#define MDLOAD_IOC_MAGIC	'M'
+#define MDLOAD_SECTION		_IOWR(MDLOAD_IOC_MAGIC, 1, struct mdload_section)
+
+#endif /* _MDLOAD_H */

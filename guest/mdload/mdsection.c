@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mdsection: run migrate-disabled sections through the mdload module.
+ *
+ * One line per section: the CPU at entry and at exit, the time spent, and
+ * whether a signal cut it short (NDJSON with -j).  The kernel checks the
+ * bounds of a request; this tool passes the numbers through, so tests can
+ * ask for what the module must refuse.
+ */
+#define _GNU_SOURCE
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "mdload.h"
+
+/* Exit statuses, one per cause. */
+enum {
+	EXIT_USAGE = 2,		/* bad arguments */
+	EXIT_NO_DEVICE = 3,	/* mdload is not loaded */
+	EXIT_NO_PERMISSION = 4,	/* not root */
+	EXIT_REFUSED = 5,	/* the module refused the request (EINVAL) */
+	EXIT_IOCTL = 6,		/* any other failure of the ioctl */
+	EXIT_SETUP = 7,		/* affinity or scheduling policy not set */
+};
+
+struct options {
+	struct mdload_section req;
+	long count;
+	int cpu;
+	int fifo_prio;
+	int json;
+};
+
+static const struct argp_option option_list[] = {
+	{ "depth", 'd', "N", 0, "Nesting depth of migrate_disable() (default 1)" },
+	{ "spin", 's', "TIME", 0, "Busy-spin this long inside the section" },
+	{ "sleep", 'S', "TIME", 0, "Sleep this long inside the section" },
+	{ "count", 'n', "N", 0, "Run N sections, one after another (default 1)" },
+	{ "cpu", 'c', "CPU", 0, "Pin the thread to CPU before the first section" },
+	{ "fifo", 'f', "PRIO", 0, "Run as SCHED_FIFO at PRIO (1-99)" },
+	{ "flags", 'F', "N", 0, "Raw flags word of the request (must be 0)" },
+	{ "json", 'j', NULL, 0, "One JSON object per section (NDJSON)" },
+	{ 0 }
+};
+
+static const char doc[] =
+	"Run migrate-disabled sections through /dev/mdload (the mdload module).\v"
+	"TIME is a number with a unit: ns, us, ms or s (e.g. 500us, 10ms).\n"
+	"Exit status: 0 done, 2 bad arguments, 3 no /dev/mdload, 4 not permitted, "
+	"5 request refused by the module (out of bounds), 6 other ioctl failure, "
+	"7 affinity or policy could not be set.";
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	if (*s == '-')
+		return -1;
+	*out = strtoull(s, &end, 0);
+	return errno || end == s || *end ? -1 : 0;
+}
+
+static int parse_time_ns(const char *s, uint64_t *ns)
+{
+	static const struct { const char *unit; uint64_t scale; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+	};
+	char number[32];
+	size_t digits = strspn(s, "0123456789");
+	uint64_t value;
+
+	if (!digits || digits >= sizeof(number))
+		return -1;
+	memcpy(number, s, digits);
+	number[digits] = '\0';
+	if (parse_u64(number, &value))
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(s + digits, units[i].unit))
+			continue;
+		if (value > UINT64_MAX / units[i].scale)
+			return -1;
+		*ns = value * units[i].scale;
+		return 0;
+	}
+	return -1;
+}
+
+static error_t parse_option(int key, char *arg, struct argp_state *state)
+{
+	struct options *o = state->input;
+	uint64_t v;
+
+	switch (key) {
+	case 'd':
+		if (parse_u64(arg, &v) || v > UINT32_MAX)
+			argp_error(state, "bad depth '%s'", arg);
+		o->req.depth = v;
+		break;
+	case 's':
+		if (parse_time_ns(arg, &v))
+			argp_error(state, "bad spin time '%s' (want e.g. 500us)", arg);
+		o->req.spin_ns = v;
+		break;
+	case 'S':
+		if (parse_time_ns(arg, &v))
+			argp_error(state, "bad sleep time '%s' (want e.g. 10ms)", arg);
+		o->req.sleep_ns = v;
+		break;
+	case 'n':
+		if (parse_u64(arg, &v) || !v || v > 100000000)
+			argp_error(state, "bad count '%s'", arg);
+		o->count = v;
+		break;
+	case 'c':
+		if (parse_u64(arg, &v) || v >= CPU_SETSIZE)
+			argp_error(state, "bad CPU '%s'", arg);
+		o->cpu = v;
+		break;
+	case 'f':
+		if (parse_u64(arg, &v) || v < 1 || v > 99)
+			argp_error(state, "bad SCHED_FIFO priority '%s' (1-99)", arg);
+		o->fifo_prio = v;
+		break;
+	case 'F':
+		if (parse_u64(arg, &v) || v > UINT32_MAX)
+			argp_error(state, "bad flags '%s'", arg);
+		o->req.flags = v;
+		break;
+	case 'j':
+		o->json = 1;
+		break;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int setup_thread(const struct options *o)
+{
+	if (o->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(o->cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			fprintf(stderr, "mdsection: cannot pin to CPU %d: %s\n",
+				o->cpu, strerror(errno));
+			return -1;
+		}
+	}
+	if (o->fifo_prio) {
+		struct sched_param param = { .sched_priority = o->fifo_prio };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &param)) {
+			fprintf(stderr, "mdsection: cannot set SCHED_FIFO %d: %s\n",
+				o->fifo_prio, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void print_section(const struct options *o, const struct mdload_section *s)
+{
+	const char *fmt = o->json ?
+		"{\"pid\":%d,\"cpu_enter\":%d,\"cpu_exit\":%d,\"elapsed_ns\":%" PRIu64
+		",\"interrupted\":%s}\n" :
+		"pid=%d cpu_enter=%d cpu_exit=%d elapsed_ns=%" PRIu64 " interrupted=%s\n";
+
+	printf(fmt, getpid(), s->cpu_enter, s->cpu_exit, (uint64_t)s->elapsed_ns,
+	       s->interrupted ? (o->json ? "true" : "yes") : (o->json ? "false" : "no"));
+}
+
+static int ioctl_exit_status(int err)
+{
+	switch (err) {
+	case EINVAL:
+		return EXIT_REFUSED;
+	case EACCES:
+	case EPERM:
+		return EXIT_NO_PERMISSION;
+	default:
+		return EXIT_IOCTL;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = { option_list, parse_option, NULL, doc };
+	struct options o = { .req.depth = 1, .count = 1, .cpu = -1 };
+	int fd;
+
+	argp_err_exit_status = EXIT_USAGE;
+	argp_parse(&argp, argc, argv, 0, NULL, &o);
+
+	fd = open(MDLOAD_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+
+		fprintf(stderr, "mdsection: cannot open %s: %s%s\n", MDLOAD_DEVICE,
+			strerror(err), err == ENOENT ? " (is mdload loaded?)" : "");
+		return err == EACCES || err == EPERM ? EXIT_NO_PERMISSION : EXIT_NO_DEVICE;
+	}
+	if (setup_thread(&o))
+		return EXIT_SETUP;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (long i = 0; i < o.count; i++) {
+		struct mdload_section s = o.req;
+
+		if (ioctl(fd, MDLOAD_SECTION, &s)) {
+			int err = errno;
+
+			fprintf(stderr, "mdsection: section refused: %s\n", strerror(err));
+			return ioctl_exit_status(err);
+		}
+		print_section(&o, &s);
+	}
+	return 0;
+}

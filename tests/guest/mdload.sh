@@ -1,0 +1,77 @@
+#!/bin/bash
+# The mdload test module: sections as asked, never a migration inside one,
+# out-of-bound requests refused without harm, root only, and it survives a
+# caller killed mid-section.
+. "$(dirname "$0")/../lib.sh"
+tap_plan 15
+
+tap_check "mdload loads" mdload_load
+tap_equal "/dev/mdload is root-only" "600 root" "$(stat -c '%a %U' /dev/mdload)"
+
+out=$("$mdsection" -d 3 -s 2ms -S 3ms)
+tap_diag "$out"
+elapsed=$(sed -n 's/.*elapsed_ns=\([0-9]*\).*/\1/p' <<<"$out")
+tap_check "a 2ms spin + 3ms sleep section lasts at least 5ms" test "${elapsed:-0}" -ge 5000000
+
+# Each refused request: exit status 5 (EINVAL), and a valid one still works.
+refused=0
+for request in "-d 0" "-d 17" "-s 1000000001ns" "-S 2s" "-s 600ms -S 600ms" "-F 1"; do
+	"$mdsection" $request -n 1 2>/dev/null
+	status=$?
+	if [ "$status" = 5 ] && "$mdsection" -s 10us >/dev/null; then
+		refused=$((refused + 1))
+	else
+		tap_diag "request '$request': exit status $status"
+	fi
+done
+tap_equal "6 out-of-bound requests refused with EINVAL, module still working" 6 "$refused"
+tap_check "the largest valid request (depth 16, 1 s in all) is accepted" \
+	"$mdsection" -d 16 -s 500ms -S 500ms
+
+setpriv --reuid=65534 --regid=65534 --clear-groups "$mdsection" 2>/dev/null
+tap_equal "an unprivileged caller is refused (exit status 4)" 4 $?
+"$mdsection" --depth=x 2>/dev/null
+tap_equal "bad arguments: exit status 2" 2 $?
+
+# Under load: every CPU busy, other threads changing the sections' affinity,
+# and still no section changes CPU.
+hogs=()
+for cpu in 0 1 2 3; do
+	taskset -c "$cpu" sh -c 'while :; do :; done' &
+	hogs+=($!)
+done
+log=$(mktemp)
+for t in 1 2 3 4; do
+	"$mdsection" -n 200 -s 300us -S 100us >>"$log.$t" &
+done
+sections=($(jobs -p | tail -n 4))
+for _ in $(seq 40); do
+	for pid in "${sections[@]}"; do
+		taskset -p -c $((RANDOM % 4)) "$pid" >/dev/null 2>&1
+	done
+	sleep 0.01
+done
+wait "${sections[@]}"
+kill "${hogs[@]}"
+wait "${hogs[@]}" 2>/dev/null
+cat "$log".? >"$log"
+tap_equal "800 sections ran under load" 800 "$(grep -c cpu_enter "$log")"
+tap_equal "no section changed CPU" 0 \
+	"$(awk '{ split($2, a, "="); split($3, b, "="); if (a[2] != b[2]) n++ } END { print n + 0 }' "$log")"
+tap_check "the affinity changes moved a thread between its sections" \
+	test "$(awk '{ seen[$1 " " $2] = 1 } END { for (k in seen) { split(k, a, " "); n[a[1]]++ }
+		for (p in n) if (n[p] > 1) moved++; print moved + 0 }' "$log")" -gt 0
+rm -f "$log" "$log".?
+
+# A caller killed in the middle of a 1 s section: the section ends early,
+# the module keeps working and can be unloaded (no reference left behind).
+"$mdsection" -S 1s &
+victim=$!
+sleep 0.2
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null
+tap_equal "a killed caller dies with SIGKILL" 137 $?
+tap_check "a section after the kill works" "$mdsection" -s 10us
+tap_check "mdload unloads" rmmod mdload
+tap_check "mdload loads again" mdload_load
+tap_check "and runs a section" "$mdsection" -d 2 -S 1ms

@@ -1,0 +1,51 @@
+# TAP helpers for the shell tests (sourced).  tests/run numbers the results.
+
+tap_plan() {
+	echo "1..$1"
+}
+
+tap_diag() {
+	printf '%s\n' "$*" | sed 's/^/# /'
+}
+
+tap_ok() {
+	echo "ok - $*"
+}
+
+tap_fail() {
+	echo "not ok - $*"
+}
+
+tap_skip() {	# tap_skip NAME WHY
+	echo "ok - $1 # SKIP $2"
+}
+
+# tap_check NAME COMMAND...: one result from whether COMMAND succeeds.
+tap_check() {
+	local name=$1
+	shift
+	if "$@"; then
+		tap_ok "$name"
+	else
+		tap_fail "$name"
+	fi
+}
+
+# tap_equal NAME WANT GOT
+tap_equal() {
+	if [ "$2" = "$3" ]; then
+		tap_ok "$1"
+	else
+		tap_fail "$1"
+		tap_diag "want: $2"
+		tap_diag " got: $3"
+	fi
+}
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+mdsection=$top/build/mdsection
+
+# Load the mdload test module (guest only) unless it is loaded.
+mdload_load() {
+	[ -e /dev/mdload ] || insmod "$top/build/mdload/mdload.ko"
+}
