@@ -22,8 +22,9 @@ static bool mdload_request_valid(const struct mdload_section *s)
 {
 	return s->depth >= 1 && s->depth <= MDLOAD_MAX_DEPTH &&
 	       !s->flags && !s->reserved &&
+	       s->preempt_off_ns <= MDLOAD_MAX_PREEMPT_OFF_NS &&
 	       s->spin_ns <= MDLOAD_MAX_NS && s->sleep_ns <= MDLOAD_MAX_NS &&
-	       s->spin_ns + s->sleep_ns <= MDLOAD_MAX_NS;
+	       s->preempt_off_ns + s->spin_ns + s->sleep_ns <= MDLOAD_MAX_NS;
 }
 
 /* Spin until @end, preemptible: only migration is disabled. */
@@ -52,16 +53,22 @@ static bool mdload_sleep(u64 ns)
 
 static void mdload_run_section(struct mdload_section *s)
 {
+	bool done = true;
 	u64 start;
 	u32 i;
-	bool done;
 
+	if (s->preempt_off_ns) {
+		preempt_disable();
+		done = mdload_spin(ktime_get_ns() + s->preempt_off_ns);
+	}
 	for (i = 0; i < s->depth; i++)
 		migrate_disable();
+	if (s->preempt_off_ns)
+		preempt_enable();
 	s->cpu_enter = raw_smp_processor_id();
 	start = ktime_get_ns();
 
-	done = mdload_spin(start + s->spin_ns) && mdload_sleep(s->sleep_ns);
+	done = done && mdload_spin(start + s->spin_ns) && mdload_sleep(s->sleep_ns);
 
 	s->cpu_exit = raw_smp_processor_id();
 	s->elapsed_ns = ktime_get_ns() - start;

@@ -14,11 +14,15 @@
 
 /* Bounds: a request outside them fails with EINVAL and changes nothing. */
 #define MDLOAD_MAX_DEPTH	16
-#define MDLOAD_MAX_NS		1000000000ULL	/* spin + sleep: 1 s at most */
+#define MDLOAD_MAX_NS		1000000000ULL	/* all times together: 1 s */
+#define MDLOAD_MAX_PREEMPT_OFF_NS 10000000ULL	/* 10 ms */
 
 /*
  * One section: migrate_disable() @depth times, busy-spin for @spin_ns
  * (preemptible), sleep for @sleep_ns, then migrate_enable() @depth times.
+ * With @preempt_off_ns, the thread first spins that long with preemption
+ * disabled and enters the section before enabling it again: whatever was
+ * queued to preempt it meanwhile finds it pinned.
  * The kernel fills in the CPU at entry and at exit and the time spent.
  */
 struct mdload_section {
@@ -26,6 +30,7 @@ struct mdload_section {
 	__u32 flags;		/* in: 0, reserved */
 	__u64 spin_ns;		/* in */
 	__u64 sleep_ns;		/* in */
+	__u64 preempt_off_ns;	/* in */
 	__s32 cpu_enter;	/* out: CPU after the outermost migrate_disable() */
 	__s32 cpu_exit;		/* out: CPU before the outermost migrate_enable() */
 	__u64 elapsed_ns;	/* out: time from entry to exit */

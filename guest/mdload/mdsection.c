@@ -37,17 +37,20 @@ struct options {
 	int cpu;
 	int fifo_prio;
 	int json;
+	int wait_go;
 };
 
 static const struct argp_option option_list[] = {
 	{ "depth", 'd', "N", 0, "Nesting depth of migrate_disable() (default 1)" },
 	{ "spin", 's', "TIME", 0, "Busy-spin this long inside the section" },
 	{ "sleep", 'S', "TIME", 0, "Sleep this long inside the section" },
+	{ "preempt-off", 'P', "TIME", 0, "Before the section, spin this long with preemption disabled (10ms at most)" },
 	{ "count", 'n', "N", 0, "Run N sections, one after another (default 1)" },
 	{ "cpu", 'c', "CPU", 0, "Pin the thread to CPU before the first section" },
 	{ "fifo", 'f', "PRIO", 0, "Run as SCHED_FIFO at PRIO (1-99)" },
 	{ "flags", 'F', "N", 0, "Raw flags word of the request (must be 0)" },
 	{ "json", 'j', NULL, 0, "One JSON object per section (NDJSON)" },
+	{ "wait", 'w', NULL, 0, "Once set up, print \"ready\" and wait for a line on standard input before the first section" },
 	{ 0 }
 };
 
@@ -56,7 +59,7 @@ static const char doc[] =
 	"TIME is a number with a unit: ns, us, ms or s (e.g. 500us, 10ms).\n"
 	"Exit status: 0 done, 2 bad arguments, 3 no /dev/mdload, 4 not permitted, "
 	"5 request refused by the module (out of bounds), 6 other ioctl failure, "
-	"7 affinity or policy could not be set.";
+	"7 affinity or policy could not be set (or no go with --wait).";
 
 static int parse_u64(const char *s, uint64_t *out)
 {
@@ -116,6 +119,11 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad sleep time '%s' (want e.g. 10ms)", arg);
 		o->req.sleep_ns = v;
 		break;
+	case 'P':
+		if (parse_time_ns(arg, &v))
+			argp_error(state, "bad preempt-off time '%s' (want e.g. 2ms)", arg);
+		o->req.preempt_off_ns = v;
+		break;
 	case 'n':
 		if (parse_u64(arg, &v) || !v || v > 100000000)
 			argp_error(state, "bad count '%s'", arg);
@@ -139,6 +147,9 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case 'j':
 		o->json = 1;
 		break;
+	case 'w':
+		o->wait_go = 1;
+		break;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		break;
@@ -148,8 +159,21 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/*
+ * The policy first: a SCHED_FIFO thread pinned to a CPU where another one
+ * runs must get there at its own priority, not wait as SCHED_OTHER.
+ */
 static int setup_thread(const struct options *o)
 {
+	if (o->fifo_prio) {
+		struct sched_param param = { .sched_priority = o->fifo_prio };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &param)) {
+			fprintf(stderr, "mdsection: cannot set SCHED_FIFO %d: %s\n",
+				o->fifo_prio, strerror(errno));
+			return -1;
+		}
+	}
 	if (o->cpu >= 0) {
 		cpu_set_t set;
 
@@ -158,15 +182,6 @@ static int setup_thread(const struct options *o)
 		if (sched_setaffinity(0, sizeof(set), &set)) {
 			fprintf(stderr, "mdsection: cannot pin to CPU %d: %s\n",
 				o->cpu, strerror(errno));
-			return -1;
-		}
-	}
-	if (o->fifo_prio) {
-		struct sched_param param = { .sched_priority = o->fifo_prio };
-
-		if (sched_setscheduler(0, SCHED_FIFO, &param)) {
-			fprintf(stderr, "mdsection: cannot set SCHED_FIFO %d: %s\n",
-				o->fifo_prio, strerror(errno));
 			return -1;
 		}
 	}
@@ -218,6 +233,15 @@ int main(int argc, char **argv)
 		return EXIT_SETUP;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (o.wait_go) {
+		char line[16];
+
+		printf("ready\n");
+		if (!fgets(line, sizeof(line), stdin)) {
+			fprintf(stderr, "mdsection: no go on standard input\n");
+			return EXIT_SETUP;
+		}
+	}
 	for (long i = 0; i < o.count; i++) {
 		struct mdload_section s = o.req;
 
