@@ -14,7 +14,7 @@ PACKAGES := linux-source-6.1 gcc make patch perl flex bison bc libelf-dev \
 	qemu-system-x86 busybox-static cpio zstd xz-utils kmod util-linux \
 	rt-tests stress-ng trace-cmd
 
-.PHONY: all deps kernel kernel-stock vmlinux.h mdload shell demo check devtree export-patches clean
+.PHONY: all deps kernel kernel-stock vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
 
 all: kernel mdload
 
@@ -46,14 +46,19 @@ vmlinux.h: kernel
 	@bpftool btf dump file $(BUILD)/vmlinux format c >$(BUILD)/vmlinux.h.tmp && \
 		mv $(BUILD)/vmlinux.h.tmp $(BUILD)/vmlinux.h
 
-# The test module, built out of tree against the guest kernel, outside the
-# checkout; and its user-space helper.
+# The test module, built out of tree against a kernel's objects (KOBJ) into
+# MDLOAD, outside the checkout; and its user-space helper.
 MDLOAD_SOURCES := guest/mdload/Kbuild guest/mdload/mdload.c guest/mdload/mdload.h
+KOBJ := $(BUILD)/kernel-mdstat/obj
+MDLOAD := $(BUILD)/mdload
 
 mdload: kernel $(BUILD)/mdsection
-	@mkdir -p $(BUILD)/mdload
-	@cp $(MDLOAD_SOURCES) $(BUILD)/mdload/
-	@$(MAKE) -s -C $(BUILD)/kernel-mdstat/obj M=$(abspath $(BUILD)/mdload) modules
+	@$(MAKE) -s mdload-module
+
+mdload-module:
+	@mkdir -p $(MDLOAD)
+	@cp $(MDLOAD_SOURCES) $(MDLOAD)/
+	@$(MAKE) -s -C $(KOBJ) M=$(abspath $(MDLOAD)) modules
 
 $(BUILD)/mdsection: guest/mdload/mdsection.c guest/mdload/mdload.h
 	@mkdir -p $(BUILD)
@@ -68,10 +73,15 @@ demo: kernel mdload
 check: kernel mdload
 	@tests/check
 
-# Kernel development: build/linux-dev is a git tree with the series as
-# commits; export-patches writes them back to patches/.
+# Kernel development: build/linux-dev/src is a git tree with the series as
+# commits; devtree-build builds it (and mdload for it), export-patches writes
+# the commits back to patches/.
 devtree: deps
 	@guest/devtree init
+
+devtree-build:
+	@guest/devtree build
+	@$(MAKE) -s mdload-module KOBJ=$(BUILD)/linux-dev/obj MDLOAD=$(BUILD)/linux-dev/mdload
 
 export-patches:
 	@guest/devtree export

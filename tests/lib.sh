@@ -42,10 +42,5 @@ tap_equal() {
 	fi
 }
 
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-mdsection=$top/build/mdsection
-
-# Load the mdload test module (guest only) unless it is loaded.
-mdload_load() {
-	[ -e /dev/mdload ] || insmod "$top/build/mdload/mdload.ko"
-}
+# The guest-side helpers: mdload, tracefs, runqueue counters, scenarios.
+. "$(dirname "${BASH_SOURCE[0]}")/../guest/lib.sh"

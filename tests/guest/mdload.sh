@@ -15,7 +15,8 @@ tap_check "a 2ms spin + 3ms sleep section lasts at least 5ms" test "${elapsed:-0
 
 # Each refused request: exit status 5 (EINVAL), and a valid one still works.
 refused=0
-for request in "-d 0" "-d 17" "-s 1000000001ns" "-S 2s" "-s 600ms -S 600ms" "-F 1"; do
+for request in "-d 0" "-d 17" "-s 1000000001ns" "-S 2s" "-s 600ms -S 600ms" "-F 1" \
+	"-P 11ms" "-P 10ms -s 995ms"; do
 	"$mdsection" $request -n 1 2>/dev/null
 	status=$?
 	if [ "$status" = 5 ] && "$mdsection" -s 10us >/dev/null; then
@@ -24,9 +25,9 @@ for request in "-d 0" "-d 17" "-s 1000000001ns" "-S 2s" "-s 600ms -S 600ms" "-F 
 		tap_diag "request '$request': exit status $status"
 	fi
 done
-tap_equal "6 out-of-bound requests refused with EINVAL, module still working" 6 "$refused"
+tap_equal "8 out-of-bound requests refused with EINVAL, module still working" 8 "$refused"
 tap_check "the largest valid request (depth 16, 1 s in all) is accepted" \
-	"$mdsection" -d 16 -s 500ms -S 500ms
+	"$mdsection" -d 16 -P 10ms -s 490ms -S 500ms
 
 setpriv --reuid=65534 --regid=65534 --clear-groups "$mdsection" 2>/dev/null
 tap_equal "an unprivileged caller is refused (exit status 4)" 4 $?

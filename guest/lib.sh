@@ -1,0 +1,147 @@
+# Helpers for scripts that run in the guest (sourced): the mdload module,
+# tracefs instances, the runqueue counters, and the scenarios built from them.
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+mdsection=$top/build/mdsection
+
+# Load the mdload test module (guest only) unless it is loaded; built for
+# another kernel (guest/devtree's), it is named by MDSTAT_MDLOAD_KO.
+mdload_load() {
+	[ -e /dev/mdload ] || insmod "${MDSTAT_MDLOAD_KO:-$top/build/mdload/mdload.ko}"
+}
+
+# trace_begin NAME EVENT...: a tracefs instance of its own recording these
+# sched events; its folder is in $trace.
+trace_begin() {
+	local event
+	trace=/sys/kernel/tracing/instances/$1
+	shift
+	[ ! -d "$trace" ] || rmdir "$trace"
+	mkdir "$trace"
+	echo 8192 >"$trace/buffer_size_kb"
+	for event; do
+		echo 1 >"$trace/events/sched/$event/enable"
+	done
+}
+
+# trace_end FILE: stop the instance, keep its text in FILE, remove it.
+trace_end() {
+	echo 0 >"$trace/tracing_on"
+	cat "$trace/trace" >"$1"
+	rmdir "$trace"
+}
+
+# trace_count FILE EVENT [FIELD=VALUE...]: events in FILE with those fields.
+trace_count() {
+	local file=$1 event=$2
+	shift 2
+	awk -v event="$event:" -v want="$*" '
+		$0 ~ / [a-z_]+: / {
+			for (i = 1; i <= NF; i++) if ($i == event) break
+			if (i > NF) next
+			n = split(want, w, " ")
+			for (j = 1; j <= n; j++) {
+				found = 0
+				for (k = i + 1; k <= NF; k++) if ($k == w[j]) found = 1
+				if (!found) next
+			}
+			count++
+		}
+		END { print count + 0 }' "$file"
+}
+
+# rq_stat CPU FIELD: a field of CPU's runqueue in /sys/kernel/debug/sched/debug
+# (nr_pinned, md_stats.pinned_preempt, ...).
+rq_stat() {
+	awk -v cpu="cpu#$1," -v field=".$2" '
+		$1 ~ /^cpu#/ { this = ($1 == cpu) }
+		{ sub(/:$/, "", $1) }
+		this && $1 == field { print $NF; exit }' /sys/kernel/debug/sched/debug
+}
+
+# wait_pinned CPU N: wait, 10 s at most, until N tasks are pinned to CPU.
+wait_pinned() {
+	local _
+	for _ in $(seq 200); do
+		[ "$(rq_stat "$1" nr_pinned)" -ge "$2" ] && return 0
+		sleep 0.05
+	done
+	echo "# timed out waiting for $2 pinned tasks on cpu$1" >&2
+	return 1
+}
+
+# wait_on_cpu PID COMM CPU: wait, 10 s at most, until PID runs COMM on CPU.
+wait_on_cpu() {
+	local _
+	for _ in $(seq 200); do
+		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] &&
+			[ "$(awk '{ print $39 }' "/proc/$1/stat" 2>/dev/null)" = "$3" ] && return 0
+		sleep 0.05
+	done
+	echo "# timed out waiting for pid $1 to run $2 on cpu$3" >&2
+	return 1
+}
+
+# start_held NAME CMD...: start CMD, which prints "ready" once set up and
+# then waits for a line on its standard input, and wait for the "ready".
+# ${NAME}_pid is its pid; "release NAME" sends the line.
+start_held() {
+	local name=$1 fifo out fd _
+	shift
+	fifo=$(mktemp -u) out=$(mktemp)
+	mkfifo "$fifo"
+	exec {fd}<>"$fifo"
+	rm -f "$fifo"
+	"$@" <&"$fd" >"$out" &
+	declare -g "${name}_pid=$!" "${name}_go=$fd"
+	for _ in $(seq 200); do
+		grep -q '^ready' "$out" && break
+		sleep 0.05
+	done
+	rm -f "$out"
+}
+
+release() {
+	local var=${1}_go fd
+	fd=${!var}
+	echo go >&"$fd"
+	exec {fd}>&-
+}
+
+# sched_feature NAME|NO_NAME: set a scheduler feature.
+sched_feature() {
+	echo "$1" >/sys/kernel/debug/sched/features
+}
+
+# A spinner that waits for its go (start_held): the task to push away.
+held_spinner=(perl -MTime::HiRes -e '$| = 1; print "ready\n"; <STDIN>;
+	$e = Time::HiRes::time() + $ARGV[0]; 1 while Time::HiRes::time() < $e')
+
+# start_puller SECONDS: a FIFO 1 task on cpu2 that sleeps every 5 ms; each
+# time it does, cpu2 looks for RT work to pull (pull_rt_task()).  It runs
+# before the scenario starts, so that the pull comes whenever it can help.
+start_puller() {
+	chrt -f 1 taskset -c 2 perl -e 'select(undef, undef, undef, 0.005) for 1 .. $ARGV[0] / 0.005' "$1" &
+	puller=$!
+	wait_on_cpu "$puller" perl 2
+}
+
+# push_scenario PUSHER...: the article's scenario.  A FIFO 10 task spins 1 s
+# in a section on cpu1; PUSHER, a command that prints "ready" and waits for
+# a line on standard input (start_held), is set up as FIFO 50 on cpu1
+# beforehand and let go once the section runs.  Both may run anywhere but
+# the section pins the first.  Prints the pinned task's mdsection line;
+# $pinned and $pusher are their pids.
+push_scenario() {
+	start_puller 3
+	start_held pusher chrt -f 50 taskset -c 1 "$@"
+	taskset -p -c 0-3 "$pusher_pid" >/dev/null
+	"$mdsection" -f 10 -c 1 -s 1s &
+	pinned=$!
+	wait_pinned 1 1
+	taskset -p -c 0-3 "$pinned" >/dev/null
+	# Woken where it last ran, the FIFO 50 task preempts the pinned one.
+	release pusher
+	pusher=$pusher_pid
+	wait "$pusher" "$pinned" "$puller"
+}
