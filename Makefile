@@ -14,7 +14,7 @@ PACKAGES := linux-source-6.1 gcc make patch perl flex bison bc libelf-dev \
 	qemu-system-x86 busybox-static cpio zstd xz-utils kmod util-linux \
 	rt-tests stress-ng trace-cmd
 
-.PHONY: all deps kernel kernel-stock vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
+.PHONY: all deps kernel kernel-stock kernel-debug check-debug vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
 
 all: kernel mdload
 
@@ -40,6 +40,10 @@ kernel: deps
 # The same tree and config without patches/series, for A/B comparisons.
 kernel-stock: deps
 	@guest/build-kernel --stock
+
+# With lockdep, atomic-sleep and preemption checks (guest/debug.config).
+kernel-debug: deps
+	@guest/build-kernel --debug
 
 # CO-RE programs compile against the built kernel's own BTF.
 vmlinux.h: kernel
@@ -72,6 +76,14 @@ demo: kernel mdload
 
 check: kernel mdload
 	@tests/check
+
+# The same tests on the debug kernel: any lockdep or sleep-in-atomic splat
+# fails them.
+DEBUG_KERNEL := $(BUILD)/kernel-mdstat-debug
+check-debug: kernel-debug $(BUILD)/mdsection
+	@$(MAKE) -s mdload-module KOBJ=$(DEBUG_KERNEL)/obj MDLOAD=$(DEBUG_KERNEL)/mdload
+	@MDSTAT_BZIMAGE=$(DEBUG_KERNEL)/obj/arch/x86/boot/bzImage \
+		MDSTAT_MDLOAD_KO=$(abspath $(DEBUG_KERNEL))/mdload/mdload.ko tests/check
 
 # Kernel development: build/linux-dev/src is a git tree with the series as
 # commits; devtree-build builds it (and mdload for it), export-patches writes

@@ -108,6 +108,15 @@ release() {
 	exec {fd}>&-
 }
 
+# any_running PID...: whether one of the PIDs still runs.
+any_running() {
+	local pid
+	for pid; do
+		kill -0 "$pid" 2>/dev/null && return 0
+	done
+	return 1
+}
+
 # sched_feature NAME|NO_NAME: set a scheduler feature.
 sched_feature() {
 	echo "$1" >/sys/kernel/debug/sched/features

@@ -128,8 +128,10 @@ wait_ns=$(field "$log" sched_hotplug_wait_end wait_ns cpu=3)
 tap_diag "$(grep -E 'hotplug_wait|pid=('"$pinned|$spinner"') ' "$log" | cut -c1-160)"
 tap_equal "hotplug wait began on cpu3 with the task pinned there" 1 \
 	"$(trace_count "$log" sched_hotplug_wait_begin cpu=3 nr_pinned=1)"
-tap_check "hotplug wait ended after most of the section (${wait_ns}ns)" \
-	test "${wait_ns:-0}" -ge 300000000 -a "${wait_ns:-0}" -le 1000000000
+# It began once the section ran, and ends with it: more than nothing, not
+# more than the 600 ms section and a margin.
+tap_check "hotplug wait lasted as long as the rest of the section (${wait_ns}ns)" \
+	test "${wait_ns:-0}" -ge 100000000 -a "${wait_ns:-0}" -le 700000000
 tap_equal "balance_push left the pinned task running on cpu3" 1 \
 	"$(trace_count "$log" sched_balance_push "pid=$pinned" cpu=3 pinned=1 | awk '{ print ($1 > 0) }')"
 tap_equal "balance_push pushed the unpinned spinner off cpu3" 1 \
@@ -162,8 +164,8 @@ wait_ns=$(field "$log" sched_affinity_wait_end wait_ns "pid=$pinned")
 tap_diag "$(grep affinity_wait "$log" | cut -c1-160)"
 tap_equal "affinity wait began for the pinned task on cpu1, caller taskset" 1 \
 	"$(trace_count "$log" sched_affinity_wait_begin "pid=$pinned" cpu=1 caller_comm=taskset)"
-tap_check "affinity wait ended with the section (${wait_ns}ns)" \
-	test "${wait_ns:-0}" -ge 300000000 -a "${wait_ns:-0}" -le 1000000000
+tap_check "affinity wait lasted as long as the rest of the section (${wait_ns}ns)" \
+	test "${wait_ns:-0}" -ge 100000000 -a "${wait_ns:-0}" -le 700000000
 tap_check "taskset was blocked as long as the event says (${blocked}ns)" \
 	test "$blocked" -ge "${wait_ns:-0}"
 tap_equal "md_stats.affinity_wait of cpu1 moved by one" 1 $((after - before))

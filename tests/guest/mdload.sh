@@ -42,15 +42,15 @@ for cpu in 0 1 2 3; do
 	hogs+=($!)
 done
 log=$(mktemp)
+sections=()
 for t in 1 2 3 4; do
-	"$mdsection" -n 200 -s 300us -S 100us >>"$log.$t" &
+	"$mdsection" -n 200 -s 1ms -S 100us >>"$log.$t" &
+	sections+=($!)
 done
-sections=($(jobs -p | tail -n 4))
-for _ in $(seq 40); do
+while any_running "${sections[@]}"; do
 	for pid in "${sections[@]}"; do
 		taskset -p -c $((RANDOM % 4)) "$pid" >/dev/null 2>&1
 	done
-	sleep 0.01
 done
 wait "${sections[@]}"
 kill "${hogs[@]}"

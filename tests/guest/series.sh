@@ -8,6 +8,7 @@ tap_plan 8
 hash=$(grep -v -e '^#' -e '^$' "$top/patches/series" | sed "s|^|$top/patches/|" |
 	xargs cat /dev/null | sha256sum | cut -c1-8)
 release=$(uname -r)
+release=${release%-debug}
 tap_equal "kernel release carries the series hash" "mdstat-$hash" "${release#*-}"
 
 raw=$(mktemp)

@@ -1,0 +1,196 @@
+#!/bin/bash
+# The promises of the seed series ("sched: Migrate disable support", v4),
+# each checked in the guest against a scenario built with mdload.  The
+# patch each property comes from is named in brackets.  Properties the
+# event tests already check (tests/guest/events.sh) are not repeated: the
+# RT push and its feature switch, RT_PUSH_IPI, MDF_PUSH, the hotplug wait
+# and the affinity wait.
+. "$(dirname "$0")/../lib.sh"
+tap_plan 16
+
+mdload_load || exit 1
+log=$(mktemp)
+
+# --- [006, 008] Nesting: only the outermost migrate_disable() and
+# migrate_enable() change rq->nr_pinned; the depth is the task's own.
+before=$(rq_stat 1 nr_pinned)
+trace_begin md_nest sched_pinned_preempt
+"$mdsection" -c 1 -d 5 -s 600ms >/dev/null &
+pinned=$!
+wait_pinned 1 $((before + 1))
+pinned_during=$(rq_stat 1 nr_pinned)
+"$mdsection" -f 80 -c 1 -S 1ms >/dev/null
+wait "$pinned"
+trace_end "$log"
+tap_equal "[006] a depth-5 section adds one to nr_pinned" $((before + 1)) "$pinned_during"
+tap_equal "[006] and takes it away at its end" "$before" "$(rq_stat 1 nr_pinned)"
+tap_equal "[006] preempted inside, the task is at depth 5" 1 \
+	"$(trace_count "$log" sched_pinned_preempt "pid=$pinned" depth=5 | awk '{ print ($1 > 0) }')"
+
+# --- [006, 007] A section never changes CPU: 4 threads of 100 sections
+# each, while every CPU is busy and their affinity keeps changing, and
+# while cpu3 goes offline and comes back.
+hogs=()
+for cpu in 0 1 2 3; do
+	taskset -c "$cpu" perl -e '1 while 1' &
+	hogs+=($!)
+done
+pids=()
+for t in 1 2 3 4; do
+	"$mdsection" -n 100 -s 2ms -S 1ms >"$log.$t" &
+	pids+=($!)
+done
+round=0
+while any_running "${pids[@]}"; do
+	for pid in "${pids[@]}"; do
+		taskset -p -c $((RANDOM % 4)) "$pid" >/dev/null 2>&1
+	done
+	round=$((round + 1))
+	[ "$round" = 3 ] && echo 0 >/sys/devices/system/cpu/cpu3/online
+	[ "$round" = 6 ] && echo 1 >/sys/devices/system/cpu/cpu3/online
+done
+echo 1 >/sys/devices/system/cpu/cpu3/online 2>/dev/null
+wait "${pids[@]}"
+kill "${hogs[@]}"
+wait "${hogs[@]}" 2>/dev/null
+cat "$log".? >"$log"
+tap_equal "[006, 007] 400 sections under load, affinity changes and hotplug" 400 "$(grep -c cpu_enter "$log")"
+tap_equal "[006, 007] none of them changed CPU" 0 \
+	"$(awk '{ split($2, a, "="); split($3, b, "="); if (a[2] != b[2]) n++ } END { print n + 0 }' "$log")"
+rm -f "$log".?
+
+# --- [002, 004] Once cpu3 is going down only per-CPU kthreads, and the task
+# pinned there, run on it; then nothing is left on it.
+trace_begin md_dying sched_switch sched_hotplug_wait_begin
+"$mdsection" -c 3 -S 500ms >/dev/null &
+pinned=$!
+taskset -c 3 perl -e '1 while 1' &
+spinner=$!
+wait_pinned 3 1
+taskset -p -c 0-3 "$pinned" >/dev/null
+taskset -p -c 0-3 "$spinner" >/dev/null
+echo 0 >/sys/devices/system/cpu/cpu3/online
+# Sleeping tasks keep their last CPU until they wake elsewhere; a runnable
+# one there would be stranded.
+left=$(ps -eo stat=,psr=,comm= | awk '$1 ~ /^R/ && $2 == 3 && $3 !~ /\/3$/ && $3 !~ /^kworker\/3:/' | wc -l)
+echo 0 >"$trace/tracing_on"
+echo 1 >/sys/devices/system/cpu/cpu3/online 2>/dev/null
+kill "$spinner"
+wait "$spinner" "$pinned" 2>/dev/null
+trace_end "$log"
+# From the wait on, what cpu3 switched to: idle, per-CPU kthreads, the pinned task.
+others=$(awk -v pinned="$pinned" '
+	/ sched_hotplug_wait_begin: / { going = 1 }
+	going && /\[003\]/ && / sched_switch: / {
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^next_comm=/) comm = substr($i, 11)
+			if ($i ~ /^next_pid=/) pid = substr($i, 10)
+		}
+		if (pid != pinned && pid != 0 && comm !~ /\/3$/ && comm !~ /^kworker\/3:/) print comm "/" pid
+	}' "$log" | sort -u | tr '\n' ' ')
+tap_equal "[002] cpu3 going down ran only per-CPU kthreads and the pinned task" "" "$others"
+tap_equal "[004] no runnable task but per-CPU kthreads left on cpu3 once it is offline" 0 "$left"
+
+# --- [010] The article's scenario, negative control: a SCHED_OTHER task
+# pinned and preempted by a FIFO task is not rescued by a push.
+trace_begin md_other sched_push_queued sched_pinned_preempt
+start_puller 3
+start_held pusher chrt -f 50 taskset -c 1 "${held_spinner[@]}" 0.3
+taskset -p -c 0-3 "$pusher_pid" >/dev/null
+"$mdsection" -c 1 -s 1s >/dev/null &
+pinned=$!
+wait_pinned 1 1
+taskset -p -c 0-3 "$pinned" >/dev/null
+release pusher
+wait "$pusher_pid" "$pinned" "$puller"
+trace_end "$log"
+tap_equal "[010] a pinned SCHED_OTHER task was preempted by the FIFO task" 1 \
+	"$(trace_count "$log" sched_pinned_preempt "pid=$pinned" "next_pid=$pusher_pid" | awk '{ print ($1 > 0) }')"
+tap_equal "[010] and no push was queued for it" 0 \
+	"$(trace_count "$log" sched_push_queued "pinned_pid=$pinned")"
+
+# --- [010] With the push, the pinned FIFO task is stuck far shorter than
+# without it, when the FIFO 50 task spins 400 ms.
+stuck() {	# stuck FEATURE: ms the pinned task waited for its CPU
+	sched_feature "$1"
+	trace_begin md_stuck sched_pinned_preempt sched_switch
+	push_scenario "${held_spinner[@]}" 0.4 >/dev/null
+	trace_end "$log"
+	awk -v pid="$pinned" '
+		/ sched_pinned_preempt: / && $0 ~ " pid=" pid " " { t = $4 + 0 }
+		/ sched_switch: / && t && $0 ~ "next_pid=" pid " " { total += $4 - t; t = 0 }
+		END { printf "%d\n", total * 1000 }' "$log"
+}
+with=$(stuck MIGRATE_DISABLE_PUSH)
+without=$(stuck NO_MIGRATE_DISABLE_PUSH)
+sched_feature MIGRATE_DISABLE_PUSH
+tap_diag "stuck with the push: ${with} ms, without: ${without} ms"
+tap_check "[010] without the push the pinned task waits out the FIFO task (${without} ms)" \
+	test "$without" -ge 300
+tap_check "[010] with it, it waits less than a quarter of that (${with} ms)" \
+	test $((with * 4)) -lt "$without"
+
+# --- [010] SCHED_DEADLINE: a pinned DL task preempted by an earlier-deadline
+# DL task is helped by pull_dl_task() the same way.  DL tasks may only be
+# pinned to CPUs with DL admission control off.
+echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+dl() {	# dl RUNTIME_MS PERIOD_MS: chrt arguments for SCHED_DEADLINE
+	echo "-d --sched-runtime $(($1 * 1000000)) --sched-deadline $(($2 * 1000000)) --sched-period $(($2 * 1000000))"
+}
+trace_begin md_dl sched_push_queued sched_push_done
+chrt $(dl 5 10) 0 taskset -c 2 perl -e 'select(undef, undef, undef, 0.002) for 1 .. 1500' &
+puller=$!
+wait_on_cpu "$puller" perl 2
+start_held pusher chrt $(dl 5 10) 0 taskset -c 1 "${held_spinner[@]}" 0.3
+taskset -p -c 0-3 "$pusher_pid" >/dev/null
+"$mdsection" -c 1 -s 1s >/dev/null &
+pinned=$!
+wait_pinned 1 1
+taskset -p -c 0-3 "$pinned" >/dev/null
+chrt $(dl 150 200) -p 0 "$pinned"
+release pusher
+wait "$pusher_pid" "$pinned" "$puller"
+trace_end "$log"
+echo 950000 >/proc/sys/kernel/sched_rt_runtime_us
+tap_diag "$(grep -E 'push_(queued|done)' "$log" | head -n 4 | cut -c1-170)"
+tap_equal "[010] SCHED_DEADLINE: push_cpu_stop queued by pull_dl_task()" 1 \
+	"$(trace_count "$log" sched_push_queued site=dl_pull "pinned_pid=$pinned" | awk '{ print ($1 > 0) }')"
+
+# --- [009] Repeated pushes from cpu1 go to more than one CPU
+# (cpumask_any_distribute()), not always the first lowest one.
+dests=()
+for _ in 1 2 3 4 5 6; do
+	trace_begin md_spread sched_push_done
+	push_scenario "${held_spinner[@]}" 0.1 >/dev/null
+	trace_end "$log"
+	dests+=("$(grep " sched_push_done: .*pid=$pusher " "$log" | grep -o 'dest_cpu=[0-9]*' | head -n 1)")
+done
+tap_diag "destinations: ${dests[*]}"
+tap_check "[009] six pushes from cpu1 went to more than one CPU" \
+	test "$(printf '%s\n' "${dests[@]}" | grep . | sort -u | wc -l)" -gt 1
+
+# --- [005] Offlining a CPU while CFS bandwidth throttles a group there
+# completes, and the group's task keeps running afterwards.
+group=/sys/fs/cgroup/mdthrottle
+echo +cpu >/sys/fs/cgroup/cgroup.subtree_control
+mkdir -p "$group"
+echo "10000 100000" >"$group/cpu.max"
+taskset -c 2 perl -e '1 while 1' &
+hog=$!
+echo "$hog" >"$group/cgroup.procs"
+sleep 0.5
+throttled=$(awk '$1 == "nr_throttled" { print $2 }' "$group/cpu.stat")
+timeout 30 sh -c 'echo 0 >/sys/devices/system/cpu/cpu2/online'
+offline_status=$?
+echo 1 >/sys/devices/system/cpu/cpu2/online
+usage=$(awk '$1 == "usage_usec" { print $2 }' "$group/cpu.stat")
+sleep 0.5
+tap_check "[005] the group was being throttled ($throttled times)" test "${throttled:-0}" -gt 0
+tap_equal "[005] cpu2 went offline under throttling" 0 "$offline_status"
+tap_check "[005] the throttled task still runs after" \
+	test "$(awk '$1 == "usage_usec" { print $2 }' "$group/cpu.stat")" -gt "$usage"
+kill "$hog"
+wait "$hog" 2>/dev/null
+rmdir "$group"
+
+rm -f "$log"
