@@ -14,7 +14,7 @@ PACKAGES := linux-source-6.1 gcc make patch perl flex bison bc libelf-dev \
 	qemu-system-x86 busybox-static cpio zstd xz-utils kmod util-linux \
 	rt-tests stress-ng trace-cmd
 
-.PHONY: all deps kernel kernel-stock kernel-debug check-debug vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
+.PHONY: all deps kernel kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
 
 all: kernel mdload
 
@@ -76,6 +76,12 @@ demo: kernel mdload
 
 check: kernel mdload
 	@tests/check
+
+# Hotplug, sections, affinity storms and RT pushes at once, for DURATION
+# seconds (guest/torture); a short run is part of make check.
+DURATION := 600
+torture: kernel mdload
+	@guest/run -t $$(($(DURATION) + 300)) -- guest/torture $(DURATION)
 
 # The same tests on the debug kernel: any lockdep or sleep-in-atomic splat
 # fails them.

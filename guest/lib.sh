@@ -126,13 +126,15 @@ sched_feature() {
 held_spinner=(perl -MTime::HiRes -e '$| = 1; print "ready\n"; <STDIN>;
 	$e = Time::HiRes::time() + $ARGV[0]; 1 while Time::HiRes::time() < $e')
 
-# start_puller SECONDS: a FIFO 1 task on cpu2 that sleeps every 5 ms; each
-# time it does, cpu2 looks for RT work to pull (pull_rt_task()).  It runs
-# before the scenario starts, so that the pull comes whenever it can help.
+# start_puller SECONDS: a FIFO 1 task on $puller_cpu (default 2) that
+# sleeps every 5 ms; each time it does, that CPU looks for RT work to pull
+# (pull_rt_task()).  It runs before the scenario starts, so that the pull
+# comes whenever it can help.
 start_puller() {
-	chrt -f 1 taskset -c 2 perl -e 'select(undef, undef, undef, 0.005) for 1 .. $ARGV[0] / 0.005' "$1" &
+	local cpu=${puller_cpu:-2}
+	chrt -f 1 taskset -c "$cpu" perl -e 'select(undef, undef, undef, 0.005) for 1 .. $ARGV[0] / 0.005' "$1" &
 	puller=$!
-	wait_on_cpu "$puller" perl 2
+	wait_on_cpu "$puller" perl "$cpu"
 }
 
 # push_scenario PUSHER...: the article's scenario.  A FIFO 10 task spins 1 s
