@@ -4,9 +4,12 @@
 # patch each property comes from is named in brackets.  Properties the
 # event tests already check (tests/guest/events.sh) are not repeated: the
 # RT push and its feature switch, RT_PUSH_IPI, MDF_PUSH, the hotplug wait
-# and the affinity wait.
+# and the affinity wait.  Not here yet: [009], pushes spread over the
+# lowest CPUs; it needs several CPUs equally lowest at each push, which
+# the guest does not hold steady (all six pushes of one run went to the
+# only idle CPU).
 . "$(dirname "$0")/../lib.sh"
-tap_plan 16
+tap_plan 15
 
 mdload_load || exit 1
 log=$(mktemp)
@@ -28,36 +31,53 @@ tap_equal "[006] preempted inside, the task is at depth 5" 1 \
 	"$(trace_count "$log" sched_pinned_preempt "pid=$pinned" depth=5 | awk '{ print ($1 > 0) }')"
 
 # --- [006, 007] A section never changes CPU: 4 threads of 100 sections
-# each, while every CPU is busy and their affinity keeps changing, and
-# while cpu3 goes offline and comes back.
+# each, while every CPU is busy and their affinity keeps changing; then
+# while cpu2 and cpu3 go offline and come back.  (Affinity changes and
+# hotplug at once make Debian's 6.1.192 warn in affine_move_task(), with
+# or without this series: guest/torture.)
+# sections_under LOAD: run the threads while LOAD runs over their pids.
+sections_under() {
+	local pids=() t
+	for t in 1 2 3 4; do
+		"$mdsection" -n 100 -s 2ms -S 1ms >"$log.$t" &
+		pids+=($!)
+	done
+	"$1" "${pids[@]}"
+	wait "${pids[@]}"
+	cat "$log".? >>"$log.all"
+	rm -f "$log".?
+}
+affinity_storm() {
+	local pid
+	while any_running "$@"; do
+		for pid; do
+			taskset -p -c $((RANDOM % 4)) "$pid" >/dev/null 2>&1
+		done
+	done
+}
+hotplug_cycles() {
+	local cpu
+	while any_running "$@"; do
+		for cpu in 2 3; do
+			echo 0 >/sys/devices/system/cpu/cpu$cpu/online
+			echo 1 >/sys/devices/system/cpu/cpu$cpu/online
+		done
+	done
+}
 hogs=()
 for cpu in 0 1 2 3; do
 	taskset -c "$cpu" perl -e '1 while 1' &
 	hogs+=($!)
 done
-pids=()
-for t in 1 2 3 4; do
-	"$mdsection" -n 100 -s 2ms -S 1ms >"$log.$t" &
-	pids+=($!)
-done
-round=0
-while any_running "${pids[@]}"; do
-	for pid in "${pids[@]}"; do
-		taskset -p -c $((RANDOM % 4)) "$pid" >/dev/null 2>&1
-	done
-	round=$((round + 1))
-	[ "$round" = 3 ] && echo 0 >/sys/devices/system/cpu/cpu3/online
-	[ "$round" = 6 ] && echo 1 >/sys/devices/system/cpu/cpu3/online
-done
-echo 1 >/sys/devices/system/cpu/cpu3/online 2>/dev/null
-wait "${pids[@]}"
+rm -f "$log.all"
+sections_under affinity_storm
+sections_under hotplug_cycles
 kill "${hogs[@]}"
 wait "${hogs[@]}" 2>/dev/null
-cat "$log".? >"$log"
-tap_equal "[006, 007] 400 sections under load, affinity changes and hotplug" 400 "$(grep -c cpu_enter "$log")"
+tap_equal "[006, 007] 800 sections under load, affinity changes, hotplug" 800 "$(grep -c cpu_enter "$log.all")"
 tap_equal "[006, 007] none of them changed CPU" 0 \
-	"$(awk '{ split($2, a, "="); split($3, b, "="); if (a[2] != b[2]) n++ } END { print n + 0 }' "$log")"
-rm -f "$log".?
+	"$(awk '{ split($2, a, "="); split($3, b, "="); if (a[2] != b[2]) n++ } END { print n + 0 }' "$log.all")"
+rm -f "$log.all"
 
 # --- [002, 004] Once cpu3 is going down only per-CPU kthreads, and the task
 # pinned there, run on it; then nothing is left on it.
@@ -155,19 +175,6 @@ echo 950000 >/proc/sys/kernel/sched_rt_runtime_us
 tap_diag "$(grep -E 'push_(queued|done)' "$log" | head -n 4 | cut -c1-170)"
 tap_equal "[010] SCHED_DEADLINE: push_cpu_stop queued by pull_dl_task()" 1 \
 	"$(trace_count "$log" sched_push_queued site=dl_pull "pinned_pid=$pinned" | awk '{ print ($1 > 0) }')"
-
-# --- [009] Repeated pushes from cpu1 go to more than one CPU
-# (cpumask_any_distribute()), not always the first lowest one.
-dests=()
-for _ in 1 2 3 4 5 6; do
-	trace_begin md_spread sched_push_done
-	push_scenario "${held_spinner[@]}" 0.1 >/dev/null
-	trace_end "$log"
-	dests+=("$(grep " sched_push_done: .*pid=$pusher " "$log" | grep -o 'dest_cpu=[0-9]*' | head -n 1)")
-done
-tap_diag "destinations: ${dests[*]}"
-tap_check "[009] six pushes from cpu1 went to more than one CPU" \
-	test "$(printf '%s\n' "${dests[@]}" | grep . | sort -u | wc -l)" -gt 1
 
 # --- [005] Offlining a CPU while CFS bandwidth throttles a group there
 # completes, and the group's task keeps running afterwards.
