@@ -126,15 +126,13 @@ sched_feature() {
 held_spinner=(perl -MTime::HiRes -e '$| = 1; print "ready\n"; <STDIN>;
 	$e = Time::HiRes::time() + $ARGV[0]; 1 while Time::HiRes::time() < $e')
 
-# start_puller SECONDS: a FIFO 1 task on $puller_cpu (default 2) that
-# sleeps every 5 ms; each time it does, that CPU looks for RT work to pull
-# (pull_rt_task()).  It runs before the scenario starts, so that the pull
-# comes whenever it can help.
+# start_puller SECONDS: set up a FIFO 1 task on $puller_cpu (default 2)
+# that, once released (release puller), sleeps every 5 ms for SECONDS;
+# each time it does, that CPU looks for RT work to pull (pull_rt_task()).
 start_puller() {
-	local cpu=${puller_cpu:-2}
-	chrt -f 1 taskset -c "$cpu" perl -e 'select(undef, undef, undef, 0.005) for 1 .. $ARGV[0] / 0.005' "$1" &
-	puller=$!
-	wait_on_cpu "$puller" perl "$cpu"
+	start_held puller chrt -f 1 taskset -c "${puller_cpu:-2}" perl -e '$| = 1; print "ready\n"; <STDIN>;
+		select(undef, undef, undef, 0.005) for 1 .. $ARGV[0] / 0.005' "$1"
+	puller=$puller_pid
 }
 
 # push_scenario PUSHER...: the article's scenario.  A FIFO 10 task spins 1 s
@@ -142,7 +140,8 @@ start_puller() {
 # a line on standard input (start_held), is set up as FIFO 50 on cpu1
 # beforehand and let go once the section runs.  Both may run anywhere but
 # the section pins the first.  Prints the pinned task's mdsection line;
-# $pinned and $pusher are their pids.
+# $pinned and $pusher are their pids.  A FIFO 1 task pulls from cpu2
+# (start_puller).
 push_scenario() {
 	start_puller 3
 	start_held pusher chrt -f 50 taskset -c 1 "$@"
@@ -152,7 +151,15 @@ push_scenario() {
 	wait_pinned 1 1
 	taskset -p -c 0-3 "$pinned" >/dev/null
 	# Woken where it last ran, the FIFO 50 task preempts the pinned one.
-	release pusher
+	# The pulls start first, or $pull_after seconds after it.
+	if [ -n "${pull_after:-}" ]; then
+		release pusher
+		sleep "$pull_after"
+		release puller
+	else
+		release puller
+		release pusher
+	fi
 	pusher=$pusher_pid
 	wait "$pusher" "$pinned" "$puller"
 }

@@ -87,10 +87,10 @@ tap_equal "MIGRATE_DISABLE_PUSH off: no push_cpu_stop queued" 0 \
 # --- MDF_PUSH: the task to push away is itself in a section when
 # push_cpu_stop runs; the push is deferred to its migrate_enable().  The
 # balancers only queue a push for a task that is not pinned, so the pusher
-# enters each section from 2 ms with preemption off: a push queued then
-# runs once it is pinned.
+# enters each section from 10 ms with preemption off: a push queued then
+# runs once it is pinned.  The pulls start once it is in that loop.
 trace_begin md_defer sched_push_queued sched_push_done
-push_scenario "$mdsection" -w -n 100 -P 2ms -s 1ms >/dev/null
+pull_after=0.1 push_scenario "$mdsection" -w -n 20 -P 10ms -s 1ms >/dev/null
 trace_end "$log"
 tap_equal "MDF_PUSH: the first push found the task pinned and deferred" "result=deferred" \
 	"$(grep " sched_push_done: .*pid=$pusher " "$log" | grep -o 'result=[a-z_]*' | head -n 1)"

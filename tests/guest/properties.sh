@@ -122,6 +122,7 @@ pinned=$!
 wait_pinned 1 1
 taskset -p -c 0-3 "$pinned" >/dev/null
 release pusher
+release puller
 wait "$pusher_pid" "$pinned" "$puller"
 trace_end "$log"
 tap_equal "[010] a pinned SCHED_OTHER task was preempted by the FIFO task" 1 \
