@@ -163,3 +163,18 @@ push_scenario() {
 	pusher=$pusher_pid
 	wait "$pusher" "$pinned" "$puller"
 }
+
+# offline_cpu3_scenario SLEEP: a task sleeps SLEEP in a section on cpu3 and
+# another spins there unpinned, both allowed everywhere; then cpu3 goes
+# offline, which waits for the section.  $pinned and $spinner are their
+# pids; the caller brings cpu3 back and stops the spinner.
+offline_cpu3_scenario() {
+	"$mdsection" -c 3 -S "$1" &
+	pinned=$!
+	taskset -c 3 perl -e '1 while 1' &
+	spinner=$!
+	wait_pinned 3 1
+	taskset -p -c 0-3 "$pinned" >/dev/null
+	taskset -p -c 0-3 "$spinner" >/dev/null
+	echo 0 >/sys/devices/system/cpu/cpu3/online
+}

@@ -106,14 +106,7 @@ before_waits=$(rq_stat 3 md_stats.hotplug_wait)
 before_ns=$(rq_stat 3 md_stats.hotplug_wait_ns)
 before_kicks=$(rq_stat 3 md_stats.balance_push)
 trace_begin md_hotplug sched_hotplug_wait_begin sched_hotplug_wait_end sched_balance_push
-"$mdsection" -c 3 -S 600ms >"$log.pinned" &
-pinned=$!
-taskset -c 3 perl -e '1 while 1' &
-spinner=$!
-wait_pinned 3 1
-taskset -p -c 0-3 "$pinned" >/dev/null
-taskset -p -c 0-3 "$spinner" >/dev/null
-echo 0 >/sys/devices/system/cpu/cpu3/online
+offline_cpu3_scenario 600ms >"$log.pinned"
 wait "$pinned"
 echo 0 >"$trace/tracing_on"
 echo 1 >/sys/devices/system/cpu/cpu3/online

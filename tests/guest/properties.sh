@@ -82,14 +82,7 @@ rm -f "$log.all"
 # --- [002, 004] Once cpu3 is going down only per-CPU kthreads, and the task
 # pinned there, run on it; then nothing is left on it.
 trace_begin md_dying sched_switch sched_hotplug_wait_begin
-"$mdsection" -c 3 -S 500ms >/dev/null &
-pinned=$!
-taskset -c 3 perl -e '1 while 1' &
-spinner=$!
-wait_pinned 3 1
-taskset -p -c 0-3 "$pinned" >/dev/null
-taskset -p -c 0-3 "$spinner" >/dev/null
-echo 0 >/sys/devices/system/cpu/cpu3/online
+offline_cpu3_scenario 500ms >/dev/null
 # Sleeping tasks keep their last CPU until they wake elsewhere; a runnable
 # one there would be stranded.
 left=$(ps -eo stat=,psr=,comm= | awk '$1 ~ /^R/ && $2 == 3 && $3 !~ /\/3$/ && $3 !~ /^kworker\/3:/' | wc -l)
