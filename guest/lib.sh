@@ -59,6 +59,15 @@ rq_stat() {
 		this && $1 == field { print $NF; exit }' /sys/kernel/debug/sched/debug
 }
 
+# stuck_ms FILE PID: milliseconds PID, pinned, waited for its CPU in the
+# trace FILE: from each sched_pinned_preempt to the sched_switch back to it.
+stuck_ms() {
+	awk -v pid="$2" '
+		/ sched_pinned_preempt: / && $0 ~ " pid=" pid " " { t = $4 + 0 }
+		/ sched_switch: / && t && $0 ~ "next_pid=" pid " " { total += $4 - t; t = 0 }
+		END { printf "%d\n", total * 1000 }' "$1"
+}
+
 # wait_pinned CPU N: wait, 10 s at most, until N tasks are pinned to CPU.
 wait_pinned() {
 	local _

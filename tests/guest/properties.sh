@@ -130,10 +130,7 @@ stuck() {	# stuck FEATURE: ms the pinned task waited for its CPU
 	trace_begin md_stuck sched_pinned_preempt sched_switch
 	push_scenario "${held_spinner[@]}" 0.4 >/dev/null
 	trace_end "$log"
-	awk -v pid="$pinned" '
-		/ sched_pinned_preempt: / && $0 ~ " pid=" pid " " { t = $4 + 0 }
-		/ sched_switch: / && t && $0 ~ "next_pid=" pid " " { total += $4 - t; t = 0 }
-		END { printf "%d\n", total * 1000 }' "$log"
+	stuck_ms "$log" "$pinned"
 }
 with=$(stuck MIGRATE_DISABLE_PUSH)
 without=$(stuck NO_MIGRATE_DISABLE_PUSH)
