@@ -14,9 +14,9 @@ PACKAGES := linux-source-6.1 gcc make patch perl flex bison bc libelf-dev \
 	qemu-system-x86 busybox-static cpio zstd xz-utils kmod util-linux \
 	rt-tests stress-ng trace-cmd
 
-.PHONY: all deps kernel kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
+.PHONY: all deps kernel mdstat kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
 
-all: kernel mdload
+all: kernel mdload mdstat
 
 # A quick no-op when every package is there; apt-get otherwise.
 deps:
@@ -45,10 +45,29 @@ kernel-stock: deps
 kernel-debug: deps
 	@guest/build-kernel --debug
 
-# CO-RE programs compile against the built kernel's own BTF.
+# CO-RE programs compile against the built kernel's own BTF, which has the
+# series' types; they run on kernels without it too (mdstat doctor).
 vmlinux.h: kernel
-	@bpftool btf dump file $(BUILD)/vmlinux format c >$(BUILD)/vmlinux.h.tmp && \
-		mv $(BUILD)/vmlinux.h.tmp $(BUILD)/vmlinux.h
+	@$(MAKE) -s $(BUILD)/vmlinux.h
+
+$(BUILD)/vmlinux.h: $(BUILD)/vmlinux
+	bpftool btf dump file $< format c >$@.tmp && mv $@.tmp $@
+
+# mdstat: bpf/ programs, their skeleton, and the cli/mdstat/ command.
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror
+MDSTAT_SOURCES := $(wildcard cli/mdstat/*.c)
+
+mdstat: kernel
+	@$(MAKE) -s $(BUILD)/mdstat
+
+$(BUILD)/mdstat.bpf.o: bpf/mdstat.bpf.c bpf/mdstat.h $(BUILD)/vmlinux.h
+	clang $(BPF_CFLAGS) -I$(BUILD) -Ibpf -c $< -o $@
+
+$(BUILD)/mdstat.skel.h: $(BUILD)/mdstat.bpf.o
+	bpftool gen skeleton $< name mdstat_bpf >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/mdstat: $(MDSTAT_SOURCES) cli/mdstat/cli.h bpf/mdstat.h $(BUILD)/mdstat.skel.h
+	$(CC) $(USER_CFLAGS) -I$(BUILD) -Ibpf -o $@ $(MDSTAT_SOURCES) -lbpf -lelf -lz
 
 # The test module, built out of tree against a kernel's objects (KOBJ) into
 # MDLOAD, outside the checkout; and its user-space helper.
@@ -68,13 +87,13 @@ $(BUILD)/mdsection: guest/mdload/mdsection.c guest/mdload/mdload.h
 	@mkdir -p $(BUILD)
 	$(CC) $(USER_CFLAGS) -o $@ $<
 
-shell: kernel mdload
+shell: kernel mdload mdstat
 	@guest/run --shell
 
-demo: kernel mdload
+demo: kernel mdload mdstat
 	@guest/run -- guest/demo
 
-check: kernel mdload
+check: kernel mdload mdstat
 	@tests/check
 
 # Hotplug, sections, affinity storms and RT pushes at once, for DURATION

@@ -1,0 +1,786 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mdstat's BPF programs: what migrate_disable() costs, aggregated in the
+ * kernel, with per-event records only for the subcommands that print them.
+ *
+ * Two sources for most things.  A kernel with the mdstat series has trace
+ * events for pushes, balance pushes and hotplug and affinity waits, and bare
+ * tracepoints at the outermost migrate_disable()/migrate_enable(); a stock
+ * kernel is probed with fentry/fexit on the functions doing the same work.
+ * User space picks one set and both feed the same accounting below.
+ *
+ * Only tp_btf (raw tracepoint) programs see the scheduler as it is: fentry
+ * programs run inside the trampoline's migrate_disable(), so there current
+ * counts one more in migration_disabled and in its runqueue's nr_pinned.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "mdstat.h"
+
+#define TASK_ON_RQ_QUEUED	1
+
+/* Set by mdstat before loading. */
+const volatile bool emit_events;	/* trace, hotplug: send records */
+const volatile __u32 event_mask = ~0U;	/* which mdstat_event_type to send */
+const volatile bool hist_per_cpu;
+const volatile pid_t targ_tgid;
+const volatile bool filter_cpus;
+const volatile __u8 cpu_allowed[MDSTAT_MAX_CPUS];
+const volatile __u32 nr_cpus = 1;
+
+/* Read by mdstat through the mmap()ed .bss. */
+struct mdstat_counters counters[MDSTAT_MAX_CPUS];
+struct mdstat_rq rqs[MDSTAT_MAX_CPUS];
+__u64 lost_events;	/* the ring buffer was full */
+__u64 lost_tasks;	/* a task table was full */
+
+/* push_cpu_stop() on a stock kernel, per CPU while the stopper runs it. */
+struct mdstat_push_task push_stops[MDSTAT_MAX_CPUS];
+__u64 offline_since[MDSTAT_MAX_CPUS];
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __s32);
+	__type(value, struct mdstat_stacked);
+} stacked SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __s32);
+	__type(value, struct mdstat_waiter);
+} waiters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MDSTAT_NR_HISTS * (MDSTAT_MAX_CPUS + 1));
+	__type(key, struct mdstat_hist_key);
+	__type(value, struct mdstat_hist);
+} hists SEC(".maps");
+
+/* push_cpu_stop() queued for a task: when. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __s32);
+	__type(value, __u64);
+} push_queued_at SEC(".maps");
+
+/* An affinity change waiting, by the pid of the task that waits. */
+struct affinity_wait {
+	__u64 since;
+	__s32 cpu;
+	__s32 pid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __s32);
+	__type(value, struct affinity_wait);
+} affinity_waits SEC(".maps");
+
+/* Sections open now, by pid (hotplug culprits). */
+struct section {
+	__u64 since;
+	__u64 caller;
+	__s64 stack_id;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __s32);
+	__type(value, struct section);
+} sections SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 2048);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, MDSTAT_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} events SEC(".maps");
+
+extern struct rq runqueues __ksym;
+extern const void push_cpu_stop __ksym __weak;
+extern const void __balance_push_cpu_stop __ksym __weak;
+
+static __always_inline bool cpu_wanted(__s32 cpu)
+{
+	if (cpu < 0 || cpu >= MDSTAT_MAX_CPUS)
+		return false;
+	return !filter_cpus || cpu_allowed[cpu];
+}
+
+static __always_inline bool task_wanted(struct task_struct *p)
+{
+	return !targ_tgid || (p && p->tgid == targ_tgid);
+}
+
+static __always_inline void count(__s32 cpu, int counter, __s64 delta)
+{
+	if (cpu >= 0 && cpu < MDSTAT_MAX_CPUS)
+		__sync_fetch_and_add(&counters[cpu].c[counter], delta);
+}
+
+static __always_inline __u32 log2_ns(__u64 v)
+{
+	__u32 r, shift;
+
+	r = (v > 0xffffffff) << 5;
+	v >>= r;
+	shift = (v > 0xffff) << 4;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xff) << 3;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xf) << 2;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0x3) << 1;
+	v >>= shift;
+	r |= shift;
+	return r | (v >> 1);
+}
+
+static void hist_add_one(__u32 kind, __s32 cpu, __u64 ns)
+{
+	static const struct mdstat_hist zero;
+	struct mdstat_hist_key key = { .kind = kind, .cpu = cpu };
+	struct mdstat_hist *h;
+	__u32 slot;
+
+	h = bpf_map_lookup_elem(&hists, &key);
+	if (!h) {
+		bpf_map_update_elem(&hists, &key, &zero, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(&hists, &key);
+		if (!h)
+			return;
+	}
+	slot = log2_ns(ns);
+	if (slot >= MDSTAT_HIST_SLOTS)
+		slot = MDSTAT_HIST_SLOTS - 1;
+	__sync_fetch_and_add(&h->slots[slot], 1);
+	__sync_fetch_and_add(&h->count, 1);
+	__sync_fetch_and_add(&h->total_ns, ns);
+	if (ns > h->max_ns)
+		h->max_ns = ns;
+}
+
+static void hist_add(__u32 kind, __s32 cpu, __u64 ns)
+{
+	hist_add_one(kind, MDSTAT_ALL_CPUS, ns);
+	if (hist_per_cpu)
+		hist_add_one(kind, cpu, ns);
+}
+
+static struct mdstat_event *event_reserve(__u32 type, __s32 cpu)
+{
+	struct mdstat_event *e;
+
+	if (!emit_events || !(event_mask & (1U << type)))
+		return NULL;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&lost_events, 1);
+		return NULL;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->ts = bpf_ktime_get_ns();
+	e->type = type;
+	e->cpu = cpu;
+	e->stack_id = -1;
+	e->other_pid = -1;
+	return e;
+}
+
+static void event_task(struct mdstat_event *e, struct task_struct *p)
+{
+	e->pid = p->pid;
+	e->tgid = p->tgid;
+	e->prio = p->prio;
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), p->comm);
+}
+
+static void event_other(struct mdstat_event *e, struct task_struct *p)
+{
+	if (!p)
+		return;
+	e->other_pid = p->pid;
+	e->other_prio = p->prio;
+	bpf_probe_read_kernel_str(e->other_comm, sizeof(e->other_comm), p->comm);
+}
+
+/*
+ * Stacking, on every kernel: a pinned task switched out while still
+ * queued was preempted inside its section and can only wait for this CPU.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	__s32 cpu = bpf_get_smp_processor_id();
+	__u64 now = bpf_ktime_get_ns();
+	struct mdstat_stacked *s, task = {};
+	struct mdstat_waiter *w, wnew = {};
+	struct mdstat_event *e;
+	__s32 pid = next->pid;
+	__u64 wait;
+
+	if (prev->migration_disabled && prev->on_rq == TASK_ON_RQ_QUEUED &&
+	    task_wanted(prev) && cpu_wanted(cpu)) {
+		bpf_probe_read_kernel_str(task.comm, sizeof(task.comm), prev->comm);
+		task.tgid = prev->tgid;
+		task.cpu = cpu;
+		task.prio = prev->prio;
+		task.policy = prev->policy;
+		task.depth = prev->migration_disabled;
+		task.since = now;
+		pid = prev->pid;
+		if (bpf_map_update_elem(&stacked, &pid, &task, BPF_NOEXIST)) {
+			__sync_fetch_and_add(&lost_tasks, 1);
+		} else {
+			count(cpu, MDSTAT_CNT_STACKED, 1);
+			count(cpu, MDSTAT_CNT_STACKED_NOW, 1);
+		}
+		e = event_reserve(MDSTAT_EV_PINNED_PREEMPT, cpu);
+		if (e) {
+			event_task(e, prev);
+			event_other(e, next);
+			e->depth = task.depth;
+			e->arg = ((struct rq *)bpf_this_cpu_ptr(&runqueues))->nr_pinned;
+			bpf_ringbuf_submit(e, 0);
+		}
+		pid = next->pid;
+	}
+
+	s = bpf_map_lookup_elem(&stacked, &pid);
+	if (!s)
+		return 0;
+	wait = now - s->since;
+	count(s->cpu, MDSTAT_CNT_STACKED_NOW, -1);
+	hist_add(MDSTAT_HIST_STACKED, s->cpu, wait);
+	w = bpf_map_lookup_elem(&waiters, &pid);
+	if (!w) {
+		wnew.task = *s;
+		bpf_map_update_elem(&waiters, &pid, &wnew, BPF_NOEXIST);
+		w = bpf_map_lookup_elem(&waiters, &pid);
+	}
+	if (w) {
+		w->task = *s;
+		w->count++;
+		w->total_ns += wait;
+		if (wait > w->max_ns)
+			w->max_ns = wait;
+	} else {
+		__sync_fetch_and_add(&lost_tasks, 1);
+	}
+	e = event_reserve(MDSTAT_EV_PINNED_RESUME, s->cpu);
+	if (e) {
+		event_task(e, next);
+		e->depth = s->depth;
+		e->duration_ns = wait;
+		bpf_ringbuf_submit(e, 0);
+	}
+	bpf_map_delete_elem(&stacked, &pid);
+	return 0;
+}
+
+/* Pushes: push_cpu_stop() queued to move p off cpu for pinned. */
+static void push_queued(struct task_struct *p, struct task_struct *pinned,
+			__s32 cpu, __s32 site)
+{
+	struct mdstat_event *e;
+	__s32 pid = p->pid;
+	__u64 now;
+
+	if (!cpu_wanted(cpu) || !(task_wanted(p) || (pinned && task_wanted(pinned))))
+		return;
+	now = bpf_ktime_get_ns();
+	bpf_map_update_elem(&push_queued_at, &pid, &now, BPF_ANY);
+	count(cpu, MDSTAT_CNT_PUSH_QUEUED, 1);
+	e = event_reserve(MDSTAT_EV_PUSH_QUEUED, cpu);
+	if (e) {
+		event_task(e, p);
+		event_other(e, pinned);
+		e->depth = site;
+		bpf_ringbuf_submit(e, 0);
+	}
+}
+
+static const int push_result_counter[] = {
+	[MDSTAT_PUSH_MOVED] = MDSTAT_CNT_PUSH_MOVED,
+	[MDSTAT_PUSH_DEFERRED] = MDSTAT_CNT_PUSH_DEFERRED,
+	[MDSTAT_PUSH_GONE] = MDSTAT_CNT_PUSH_GONE,
+	[MDSTAT_PUSH_NO_LOWER_RQ] = MDSTAT_CNT_PUSH_NO_LOWER_RQ,
+	[MDSTAT_PUSH_NOT_MOVED] = MDSTAT_CNT_PUSH_NOT_MOVED,
+};
+
+/* ... and what it did: result, and where the task went (push->dest_cpu). */
+static void push_done(const struct mdstat_push_task *push, __s32 cpu, __u32 result)
+{
+	struct mdstat_event *e;
+	__u64 *queued, latency = 0;
+	__s32 pid = push->pid;
+
+	queued = bpf_map_lookup_elem(&push_queued_at, &pid);
+	if (!queued && (!cpu_wanted(cpu) || (targ_tgid && push->tgid != targ_tgid)))
+		return;
+	if (queued) {
+		latency = bpf_ktime_get_ns() - *queued;
+		if (result == MDSTAT_PUSH_MOVED)
+			hist_add(MDSTAT_HIST_PUSH, cpu, latency);
+		if (result != MDSTAT_PUSH_DEFERRED)
+			bpf_map_delete_elem(&push_queued_at, &pid);
+	}
+	if (result <= MDSTAT_PUSH_NOT_MOVED)
+		count(cpu, push_result_counter[result], 1);
+	e = event_reserve(MDSTAT_EV_PUSH_DONE, cpu);
+	if (e) {
+		e->pid = pid;
+		e->tgid = push->tgid;
+		e->prio = push->prio;
+		__builtin_memcpy(e->comm, push->comm, sizeof(e->comm));
+		e->arg = result;
+		e->arg2 = push->dest_cpu;
+		e->duration_ns = latency;
+		bpf_ringbuf_submit(e, 0);
+	}
+}
+
+/* A CPU going down pushed p off, or left it running because it is pinned. */
+static void balance_push(struct task_struct *p, __s32 cpu, bool pinned)
+{
+	struct mdstat_event *e;
+
+	if (!cpu_wanted(cpu) || !task_wanted(p))
+		return;
+	if (!pinned)
+		count(cpu, MDSTAT_CNT_BALANCE_PUSH, 1);
+	e = event_reserve(MDSTAT_EV_BALANCE_PUSH, cpu);
+	if (e) {
+		event_task(e, p);
+		e->depth = p->migration_disabled;
+		e->arg = pinned;
+		bpf_ringbuf_submit(e, 0);
+	}
+}
+
+/* The hotplug thread of cpu waits for the pinned tasks there to leave. */
+static void hotplug_wait_begin(__s32 cpu, __u32 nr_running, __u32 nr_pinned)
+{
+	struct mdstat_event *e;
+
+	if (cpu < 0 || cpu >= MDSTAT_MAX_CPUS)
+		return;
+	counters[cpu].hotplug_wait_since = bpf_ktime_get_ns();
+	counters[cpu].hotplug_wait_pinned = nr_pinned;
+	counters[cpu].hotplug_waiter = bpf_get_current_pid_tgid();
+	if (!cpu_wanted(cpu))
+		return;
+	e = event_reserve(MDSTAT_EV_HOTPLUG_WAIT_BEGIN, cpu);
+	if (e) {
+		event_task(e, bpf_get_current_task_btf());
+		e->arg = nr_pinned;
+		e->arg2 = nr_running;
+		bpf_ringbuf_submit(e, 0);
+	}
+}
+
+static void hotplug_wait_end(__s32 cpu, __u64 wait_ns)
+{
+	struct mdstat_event *e;
+
+	if (cpu < 0 || cpu >= MDSTAT_MAX_CPUS)
+		return;
+	counters[cpu].hotplug_wait_since = 0;
+	counters[cpu].hotplug_waiter = 0;
+	if (!cpu_wanted(cpu))
+		return;
+	count(cpu, MDSTAT_CNT_HOTPLUG_WAIT, 1);
+	hist_add(MDSTAT_HIST_HOTPLUG, cpu, wait_ns);
+	e = event_reserve(MDSTAT_EV_HOTPLUG_WAIT_END, cpu);
+	if (e) {
+		event_task(e, bpf_get_current_task_btf());
+		e->duration_ns = wait_ns;
+		bpf_ringbuf_submit(e, 0);
+	}
+}
+
+/* The current task waits until p, pinned on cpu, leaves its section. */
+static void affinity_wait_begin(struct task_struct *p, __s32 cpu)
+{
+	struct affinity_wait wait = { .cpu = cpu, .pid = p->pid };
+	struct mdstat_event *e;
+	__s32 caller = bpf_get_current_pid_tgid();
+
+	if (!cpu_wanted(cpu) || !task_wanted(p))
+		return;
+	wait.since = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&affinity_waits, &caller, &wait, BPF_ANY))
+		__sync_fetch_and_add(&lost_tasks, 1);
+	e = event_reserve(MDSTAT_EV_AFFINITY_WAIT_BEGIN, cpu);
+	if (e) {
+		event_task(e, p);
+		event_other(e, bpf_get_current_task_btf());
+		e->depth = p->migration_disabled;
+		bpf_ringbuf_submit(e, 0);
+	}
+}
+
+static void affinity_wait_end(__u64 wait_ns)
+{
+	struct task_struct *current = bpf_get_current_task_btf();
+	__s32 caller = current->pid;
+	struct affinity_wait *wait;
+	struct mdstat_event *e;
+
+	wait = bpf_map_lookup_elem(&affinity_waits, &caller);
+	if (!wait)
+		return;
+	if (!wait_ns)
+		wait_ns = bpf_ktime_get_ns() - wait->since;
+	count(wait->cpu, MDSTAT_CNT_AFFINITY_WAIT, 1);
+	hist_add(MDSTAT_HIST_AFFINITY, wait->cpu, wait_ns);
+	e = event_reserve(MDSTAT_EV_AFFINITY_WAIT_END, wait->cpu);
+	if (e) {
+		e->pid = wait->pid;
+		event_other(e, current);
+		e->duration_ns = wait_ns;
+		bpf_ringbuf_submit(e, 0);
+	}
+	bpf_map_delete_elem(&affinity_waits, &caller);
+}
+
+/* The mdstat series' trace events. */
+
+SEC("tp_btf/sched_push_queued")
+int BPF_PROG(push_queued_tp, struct task_struct *p, struct task_struct *pinned,
+	     int cpu, enum sched_push_site site)
+{
+	push_queued(p, pinned, cpu, site);
+	return 0;
+}
+
+SEC("tp_btf/sched_push_done")
+int BPF_PROG(push_done_tp, struct task_struct *p, int cpu,
+	     enum sched_push_result result, int dest_cpu)
+{
+	struct mdstat_push_task push = {
+		.pid = p->pid, .tgid = p->tgid, .prio = p->prio, .dest_cpu = dest_cpu,
+	};
+
+	bpf_probe_read_kernel_str(push.comm, sizeof(push.comm), p->comm);
+	push_done(&push, cpu, result);
+	return 0;
+}
+
+SEC("tp_btf/sched_balance_push")
+int BPF_PROG(balance_push_tp, struct task_struct *p, int cpu, bool pinned)
+{
+	balance_push(p, cpu, pinned);
+	return 0;
+}
+
+SEC("tp_btf/sched_hotplug_wait_begin")
+int BPF_PROG(hotplug_wait_begin_tp, int cpu, unsigned int nr_running,
+	     unsigned int nr_pinned)
+{
+	hotplug_wait_begin(cpu, nr_running, nr_pinned);
+	return 0;
+}
+
+SEC("tp_btf/sched_hotplug_wait_end")
+int BPF_PROG(hotplug_wait_end_tp, int cpu, u64 wait_ns)
+{
+	hotplug_wait_end(cpu, wait_ns);
+	return 0;
+}
+
+SEC("tp_btf/sched_affinity_wait_begin")
+int BPF_PROG(affinity_wait_begin_tp, struct task_struct *p, int cpu)
+{
+	affinity_wait_begin(p, cpu);
+	return 0;
+}
+
+SEC("tp_btf/sched_affinity_wait_end")
+int BPF_PROG(affinity_wait_end_tp, struct task_struct *p, u64 wait_ns)
+{
+	affinity_wait_end(wait_ns);
+	return 0;
+}
+
+/* The same on a stock kernel, from the functions that do the work. */
+
+/*
+ * nr_pinned of the current CPU as it is outside this program: the fentry
+ * trampoline's migrate_disable() pinned current, unless it already was.
+ */
+static __u32 nr_pinned_outside_bpf(struct rq *rq)
+{
+	struct task_struct *current = bpf_get_current_task_btf();
+	__u32 nr_pinned = rq->nr_pinned;
+
+	if (current->migration_disabled == 1 && nr_pinned)
+		nr_pinned--;
+	return nr_pinned;
+}
+
+SEC("fentry/stop_one_cpu_nowait")
+int BPF_PROG(stop_one_cpu_nowait_entry, unsigned int cpu, void *fn, void *arg)
+{
+	if (fn == &push_cpu_stop)
+		push_queued(arg, NULL, cpu, MDSTAT_PUSH_SITE_UNKNOWN);
+	else if (fn == &__balance_push_cpu_stop)
+		balance_push(arg, cpu, false);
+	return 0;
+}
+
+SEC("fentry/push_cpu_stop")
+int BPF_PROG(push_cpu_stop_entry, struct task_struct *p)
+{
+	__s32 cpu = bpf_get_smp_processor_id();
+	struct mdstat_push_task *stop;
+
+	if (cpu >= MDSTAT_MAX_CPUS)
+		return 0;
+	stop = &push_stops[cpu];
+	stop->pid = p->pid;
+	stop->tgid = p->tgid;
+	stop->prio = p->prio;
+	stop->dest_cpu = -1;
+	bpf_probe_read_kernel_str(stop->comm, sizeof(stop->comm), p->comm);
+	return 0;
+}
+
+/* push_cpu_stop() moves its task with set_task_cpu(), which traces this. */
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(push_migrate_task, struct task_struct *p, int dest_cpu)
+{
+	__s32 cpu = bpf_get_smp_processor_id();
+
+	if (cpu < MDSTAT_MAX_CPUS && push_stops[cpu].pid == p->pid &&
+	    push_stops[cpu].pid)
+		push_stops[cpu].dest_cpu = dest_cpu;
+	return 0;
+}
+
+SEC("fexit/push_cpu_stop")
+int BPF_PROG(push_cpu_stop_exit, struct task_struct *p, int ret)
+{
+	__s32 cpu = bpf_get_smp_processor_id();
+	struct mdstat_push_task *stop;
+
+	if (cpu >= MDSTAT_MAX_CPUS)
+		return 0;
+	stop = &push_stops[cpu];
+	push_done(stop, cpu, stop->dest_cpu >= 0 ? MDSTAT_PUSH_MOVED :
+						   MDSTAT_PUSH_NOT_MOVED);
+	stop->pid = 0;
+	return 0;
+}
+
+/* Runs on the CPU going down, in its hotplug thread. */
+SEC("fentry/sched_cpu_wait_empty")
+int BPF_PROG(sched_cpu_wait_empty_entry, unsigned int cpu)
+{
+	struct rq *rq = bpf_this_cpu_ptr(&runqueues);
+	__u32 nr_pinned = nr_pinned_outside_bpf(rq);
+
+	if (rq->nr_running > 1 || nr_pinned)
+		hotplug_wait_begin(cpu, rq->nr_running, nr_pinned);
+	return 0;
+}
+
+SEC("fexit/sched_cpu_wait_empty")
+int BPF_PROG(sched_cpu_wait_empty_exit, unsigned int cpu)
+{
+	__u64 since;
+
+	if (cpu >= MDSTAT_MAX_CPUS)
+		return 0;
+	since = counters[cpu].hotplug_wait_since;
+	if (since)
+		hotplug_wait_end(cpu, bpf_ktime_get_ns() - since);
+	return 0;
+}
+
+SEC("fentry/affine_move_task")
+int BPF_PROG(affine_move_task_entry, struct rq *rq, struct task_struct *p)
+{
+	struct task_struct *current = bpf_get_current_task_btf();
+	int depth = p->migration_disabled;
+
+	if (p == current)
+		depth--;
+	if (depth > 0)
+		affinity_wait_begin(p, rq->cpu);
+	return 0;
+}
+
+SEC("fexit/affine_move_task")
+int BPF_PROG(affine_move_task_exit)
+{
+	affinity_wait_end(0);
+	return 0;
+}
+
+/* CPU offline from start to end, on every kernel (mdstat hotplug, trace). */
+
+SEC("fentry/cpu_device_down")
+int BPF_PROG(cpu_device_down_entry, struct device *dev)
+{
+	__s32 cpu = dev->id;
+	struct mdstat_event *e;
+
+	if (!cpu_wanted(cpu))
+		return 0;
+	offline_since[cpu] = bpf_ktime_get_ns();
+	e = event_reserve(MDSTAT_EV_OFFLINE_BEGIN, cpu);
+	if (e) {
+		event_task(e, bpf_get_current_task_btf());
+		bpf_ringbuf_submit(e, 0);
+	}
+	return 0;
+}
+
+SEC("fexit/cpu_device_down")
+int BPF_PROG(cpu_device_down_exit, struct device *dev, int ret)
+{
+	__s32 cpu = dev->id;
+	struct mdstat_event *e;
+
+	if (!cpu_wanted(cpu) || !offline_since[cpu])
+		return 0;
+	e = event_reserve(MDSTAT_EV_OFFLINE_END, cpu);
+	if (e) {
+		event_task(e, bpf_get_current_task_btf());
+		e->duration_ns = e->ts - offline_since[cpu];
+		e->arg = ret;
+		bpf_ringbuf_submit(e, 0);
+	}
+	offline_since[cpu] = 0;
+	return 0;
+}
+
+/*
+ * Hotplug culprits, from the series' bare tracepoints: where each section
+ * began, and who left one on a CPU whose hotplug thread waits.
+ */
+SEC("tp_btf/sched_migrate_disable_tp")
+int BPF_PROG(section_begin, struct task_struct *p, int cpu,
+	     unsigned int nr_pinned, unsigned long caller)
+{
+	struct section s = { .caller = caller };
+	__s32 pid = p->pid;
+
+	if (!task_wanted(p))
+		return 0;
+	s.since = bpf_ktime_get_ns();
+	s.stack_id = bpf_get_stackid(ctx, &stacks, 0);
+	bpf_map_update_elem(&sections, &pid, &s, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sched_migrate_enable_tp")
+int BPF_PROG(section_end, struct task_struct *p, int cpu,
+	     unsigned int nr_pinned, unsigned long caller)
+{
+	__s32 pid = p->pid;
+	struct mdstat_event *e;
+	struct section *s;
+	__u64 since, now;
+
+	s = bpf_map_lookup_elem(&sections, &pid);
+	if (cpu < 0 || cpu >= MDSTAT_MAX_CPUS)
+		goto out;
+	since = counters[cpu].hotplug_wait_since;
+	if (!since || pid == counters[cpu].hotplug_waiter || !cpu_wanted(cpu) ||
+	    !task_wanted(p))
+		goto out;
+	e = event_reserve(MDSTAT_EV_CULPRIT, cpu);
+	if (!e)
+		goto out;
+	event_task(e, p);
+	now = e->ts;
+	if (s) {
+		e->duration_ns = now - s->since;
+		e->held_ns = now - (s->since > since ? s->since : since);
+		e->caller = s->caller;
+		e->stack_id = s->stack_id;
+		e->arg = 1;
+	} else {
+		/* Pinned before mdstat started: where it leaves instead. */
+		e->held_ns = now - since;
+		e->caller = caller;
+		e->stack_id = bpf_get_stackid(ctx, &stacks, 0);
+	}
+	e->arg2 = nr_pinned;
+	bpf_ringbuf_submit(e, 0);
+out:
+	if (s)
+		bpf_map_delete_elem(&sections, &pid);
+	return 0;
+}
+
+/*
+ * Every CPU's runqueue, read through BTF; mdstat runs this with
+ * BPF_PROG_TEST_RUN, as a plain task, so nothing here is biased.
+ */
+static long snapshot_cpu(__u32 cpu, void *unused)
+{
+	struct mdstat_rq *out;
+	struct task_struct *curr;
+	struct rq *rq;
+
+	if (cpu >= MDSTAT_MAX_CPUS)
+		return 1;
+	rq = bpf_per_cpu_ptr(&runqueues, cpu);
+	if (!rq)
+		return 0;
+	out = &rqs[cpu];
+	out->online = rq->online;
+	out->nr_running = rq->nr_running;
+	out->nr_pinned = rq->nr_pinned;
+	out->push_busy = rq->push_busy;
+	curr = rq->curr;
+	out->curr_pid = curr->pid;
+	out->curr_prio = curr->prio;
+	out->curr_policy = curr->policy;
+	out->curr_depth = curr->migration_disabled;
+	bpf_probe_read_kernel_str(out->curr_comm, sizeof(out->curr_comm), curr->comm);
+	if (bpf_core_field_exists(rq->md_stats)) {
+		out->has_md_stats = 1;
+		out->pinned_preempt = rq->md_stats.pinned_preempt;
+		out->push_queued = rq->md_stats.push_queued;
+		out->push_result[0] = rq->md_stats.push_result[0];
+		out->push_result[1] = rq->md_stats.push_result[1];
+		out->push_result[2] = rq->md_stats.push_result[2];
+		out->push_result[3] = rq->md_stats.push_result[3];
+		out->balance_push = rq->md_stats.balance_push;
+		out->balance_push_pinned = rq->md_stats.balance_push_pinned;
+		out->hotplug_wait = rq->md_stats.hotplug_wait;
+		out->hotplug_wait_ns = rq->md_stats.hotplug_wait_ns;
+		out->affinity_wait = rq->md_stats.affinity_wait;
+	}
+	return 0;
+}
+
+SEC("raw_tp")
+int snapshot(void *ctx)
+{
+	bpf_loop(nr_cpus, snapshot_cpu, NULL, 0);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the mdstat subcommands share: options, exit codes, the BPF session. */
+#ifndef MDSTAT_CLI_H
+#define MDSTAT_CLI_H
+
+#include <argp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "mdstat.h"
+
+/* Exit statuses; mdstat.8 lists them. */
+enum {
+	EXIT_RUNTIME = 1,	/* loading or attaching failed unexpectedly */
+	EXIT_USAGE = 2,		/* bad subcommand, option or argument */
+	EXIT_PRIVILEGE = 3,	/* not root, no CAP_BPF and CAP_PERFMON */
+	EXIT_NO_BTF = 4,	/* the kernel has no BTF */
+	EXIT_NO_SOURCE = 5,	/* the kernel lacks a tracepoint or function asked for */
+	EXIT_NO_PID = 6,	/* -p names no process */
+	EXIT_COMMAND = 7,	/* the command after -- could not be run */
+};
+
+/* The options every subcommand takes (options.c). */
+struct mdstat_options {
+	bool cpus_given;
+	__u8 cpus[MDSTAT_MAX_CPUS];	/* -C: 1 for each CPU to show */
+	int pid;			/* -p: a process (tgid), or 0 */
+	double interval;		/* -i: seconds */
+	bool interval_given;
+	long count;			/* -n: intervals, or 0 for no limit */
+	bool json;			/* -j: NDJSON */
+	bool batch;			/* -b: plain appended text */
+	bool per_cpu;			/* -P (hist): a histogram per CPU */
+	bool verbose;			/* -v: libbpf's messages */
+	__u32 event_mask;		/* -e (trace): 1 << mdstat_event_type */
+	bool events_given;
+	char **command;			/* after --, or NULL */
+	int nr_cpus;			/* possible CPUs */
+};
+
+extern const struct argp common_argp;
+void options_parse(const struct argp *argp, int argc, char **argv,
+		   struct mdstat_options *o);
+bool cpu_shown(const struct mdstat_options *o, int cpu);
+
+/* Where each measurement comes from on this kernel (sources.c). */
+enum mdstat_source {
+	SRC_STACKING,		/* pinned tasks preempted: sched_switch */
+	SRC_PUSH,		/* push_cpu_stop() queued and done */
+	SRC_BALANCE_PUSH,	/* tasks pushed off a CPU going down */
+	SRC_HOTPLUG_WAIT,	/* hotplug waiting for pinned tasks */
+	SRC_AFFINITY_WAIT,	/* sched_setaffinity() waiting for a pinned task */
+	SRC_OFFLINE,		/* a CPU offline from start to end */
+	SRC_CULPRITS,		/* who held a hotplug wait up, and where */
+	SRC_RUNQUEUES,		/* every runqueue read through BTF */
+	MDSTAT_NR_SOURCES,
+};
+
+struct btf;
+
+struct source_choice {
+	bool available;
+	bool patched;		/* the mdstat series' tracepoint, not a fallback */
+	const char *via;	/* what it uses, for doctor and notes */
+	char why_not[160];	/* when not available */
+};
+
+struct kernel_info {
+	struct btf *btf;
+	bool patched;		/* the mdstat series' trace events are there */
+	bool md_stats;		/* struct rq.md_stats */
+	struct source_choice src[MDSTAT_NR_SOURCES];
+};
+
+extern const char *const source_names[MDSTAT_NR_SOURCES];
+int kernel_probe(struct kernel_info *k);
+void kernel_release(struct kernel_info *k);
+const char *const *source_programs(enum mdstat_source src, bool patched);
+
+/* A loaded, attached set of programs and the loop that runs it (session.c). */
+struct mdstat_bpf;
+
+struct session {
+	const struct mdstat_options *opts;
+	struct kernel_info kernel;
+	struct mdstat_bpf *skel;
+	struct ring_buffer *events;
+	bool want[MDSTAT_NR_SOURCES];
+	bool emit_events;
+	bool quiet;		/* keep errors in error[], print nothing */
+	char error[256];
+	__u64 start_ns;		/* CLOCK_MONOTONIC as it started */
+	int child;		/* the command's pid, or 0 */
+	int child_status;
+	/* Called for each record, at each interval (its number), at the end. */
+	int (*on_event)(struct session *s, const struct mdstat_event *e);
+	int (*on_interval)(struct session *s, long n);
+	void *ctx;
+};
+
+bool session_privileged(void);
+int session_open(struct session *s, const struct mdstat_options *o);
+int session_start(struct session *s);
+int session_run(struct session *s);
+void session_close(struct session *s);
+void session_note_missing(struct session *s);
+int session_snapshot(struct session *s);
+__u64 now_ns(void);
+
+/* Output helpers (format.c). */
+void json_string(FILE *f, const char *s);
+const char *policy_name(unsigned int policy);
+void format_prio(char *buf, size_t size, unsigned int policy, int prio);
+void format_ms(char *buf, size_t size, __u64 ns);
+void print_log2_hist(FILE *f, const struct mdstat_hist *h);
+void json_log2_hist(FILE *f, const struct mdstat_hist *h);
+bool output_failed(void);
+
+/* Kernel symbols (ksyms.c). */
+struct ksyms;
+struct ksyms *ksyms_load(void);
+void ksyms_free(struct ksyms *k);
+int ksyms_format(const struct ksyms *k, __u64 addr, char *buf, size_t size);
+
+/* The subcommands. */
+int cmd_top(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_hotplug(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+
+#endif /* MDSTAT_CLI_H */

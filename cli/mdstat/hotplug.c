@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mdstat hotplug: for each CPU offline, how long it took, how long its
+ * hotplug thread waited for pinned tasks, and which tasks it waited for:
+ * each one that left its section during the wait, and where it had
+ * disabled migration.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "cli.h"
+#include "mdstat.skel.h"
+
+#define MAX_CULPRITS	16
+
+struct offline {
+	bool active;
+	struct mdstat_event begin;
+	bool waited;
+	struct mdstat_event wait_begin;
+	__u64 wait_ns;
+	struct mdstat_event culprits[MAX_CULPRITS];
+	int nr_culprits;
+	__u64 balance_pushes;
+};
+
+struct hotplug {
+	struct ksyms *ksyms;
+	struct offline cpus[MDSTAT_MAX_CPUS];
+	unsigned long reports;
+};
+
+static void stack_lines(struct session *s, const struct mdstat_event *e,
+			void (*line)(const char *sym, bool first))
+{
+	struct hotplug *h = s->ctx;
+	__u64 ips[MDSTAT_STACK_DEPTH] = {};
+	char sym[160];
+	__u32 id = e->stack_id;
+	int i;
+
+	if (e->stack_id < 0 ||
+	    bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &id, ips)) {
+		ksyms_format(h->ksyms, e->caller, sym, sizeof(sym));
+		line(sym, true);
+		return;
+	}
+	for (i = 0; i < MDSTAT_STACK_DEPTH && ips[i]; i++) {
+		ksyms_format(h->ksyms, ips[i], sym, sizeof(sym));
+		line(sym, i == 0);
+	}
+}
+
+static void text_stack_line(const char *sym, bool first)
+{
+	(void)first;
+	printf("      %s\n", sym);
+}
+
+static void json_stack_line(const char *sym, bool first)
+{
+	if (!first)
+		putchar(',');
+	json_string(stdout, sym);
+}
+
+/* How much of the wait the culprits explain: up to the last one leaving. */
+static __u64 explained_ns(const struct offline *off)
+{
+	__u64 last = 0, t;
+	int i;
+
+	for (i = 0; i < off->nr_culprits; i++) {
+		t = off->culprits[i].ts - off->wait_begin.ts;
+		if (t > last)
+			last = t;
+	}
+	return last < off->wait_ns ? last : off->wait_ns;
+}
+
+static void report_text(struct session *s, int cpu, const struct offline *off,
+			const struct mdstat_event *end)
+{
+	const struct source_choice *culprits = &s->kernel.src[SRC_CULPRITS];
+	const struct mdstat_event *c;
+	int i;
+
+	printf("cpu%d offline", cpu);
+	if (off->active)
+		printf(" by %s/%d: %.3f ms%s", off->begin.comm, off->begin.pid,
+		       end->duration_ns / 1e6, end->arg ? " (failed)" : "");
+	if (!off->waited) {
+		printf(", no wait for pinned tasks\n");
+		return;
+	}
+	printf("%s %.3f ms waiting for pinned tasks (%d pinned, %d running as it began)\n",
+	       off->active ? "," : ":", off->wait_ns / 1e6, off->wait_begin.arg,
+	       off->wait_begin.arg2);
+	if (!culprits->available) {
+		printf("  culprits: unavailable on this kernel: %s\n", culprits->why_not);
+		return;
+	}
+	for (i = 0; i < off->nr_culprits; i++) {
+		c = &off->culprits[i];
+		printf("  %s/%d held it up %.3f ms", c->comm, c->pid, c->held_ns / 1e6);
+		if (c->arg)
+			printf(" (its section: %.3f ms); it disabled migration at:\n",
+			       c->duration_ns / 1e6);
+		else
+			printf(" (pinned before mdstat started); it enabled migration at:\n");
+		stack_lines(s, c, text_stack_line);
+	}
+	printf("  explained: %.3f of %.3f ms by %d task(s)\n",
+	       explained_ns(off) / 1e6, off->wait_ns / 1e6, off->nr_culprits);
+}
+
+static void report_json(struct session *s, int cpu, const struct offline *off,
+			const struct mdstat_event *end)
+{
+	const struct mdstat_event *c;
+	int i;
+
+	printf("{\"type\":\"offline\",\"cpu\":%d", cpu);
+	if (off->active) {
+		printf(",\"by_pid\":%d,\"by_comm\":", off->begin.pid);
+		json_string(stdout, off->begin.comm);
+		printf(",\"duration_ns\":%llu,\"ret\":%d",
+		       (unsigned long long)end->duration_ns, end->arg);
+	}
+	printf(",\"balance_pushes\":%llu", (unsigned long long)off->balance_pushes);
+	if (!off->waited) {
+		printf(",\"wait_ns\":0}\n");
+		return;
+	}
+	printf(",\"wait_ns\":%llu,\"nr_pinned\":%d,\"nr_running\":%d",
+	       (unsigned long long)off->wait_ns, off->wait_begin.arg,
+	       off->wait_begin.arg2);
+	if (!s->kernel.src[SRC_CULPRITS].available) {
+		printf(",\"culprits\":null}\n");
+		return;
+	}
+	printf(",\"explained_ns\":%llu,\"culprits\":[",
+	       (unsigned long long)explained_ns(off));
+	for (i = 0; i < off->nr_culprits; i++) {
+		c = &off->culprits[i];
+		printf("%s{\"pid\":%d,\"tgid\":%d,\"prio\":%d,\"comm\":", i ? "," : "",
+		       c->pid, c->tgid, c->prio);
+		json_string(stdout, c->comm);
+		printf(",\"held_ns\":%llu,\"section_ns\":", (unsigned long long)c->held_ns);
+		if (c->arg)
+			printf("%llu", (unsigned long long)c->duration_ns);
+		else
+			printf("null");
+		printf(",\"stack_at\":\"%s\",\"stack\":[", c->arg ? "disable" : "enable");
+		stack_lines(s, c, json_stack_line);
+		printf("]}");
+	}
+	printf("]}\n");
+}
+
+static void report(struct session *s, int cpu, const struct mdstat_event *end)
+{
+	struct hotplug *h = s->ctx;
+	struct offline *off = &h->cpus[cpu];
+
+	if (s->opts->json)
+		report_json(s, cpu, off, end);
+	else
+		report_text(s, cpu, off, end);
+	h->reports++;
+	memset(off, 0, sizeof(*off));
+}
+
+static int hotplug_event(struct session *s, const struct mdstat_event *e)
+{
+	struct hotplug *h = s->ctx;
+	struct offline *off;
+
+	if (e->cpu < 0 || e->cpu >= MDSTAT_MAX_CPUS)
+		return 0;
+	off = &h->cpus[e->cpu];
+	switch (e->type) {
+	case MDSTAT_EV_OFFLINE_BEGIN:
+		memset(off, 0, sizeof(*off));
+		off->active = true;
+		off->begin = *e;
+		break;
+	case MDSTAT_EV_BALANCE_PUSH:
+		off->balance_pushes += !e->arg;
+		break;
+	case MDSTAT_EV_HOTPLUG_WAIT_BEGIN:
+		off->waited = true;
+		off->wait_begin = *e;
+		break;
+	case MDSTAT_EV_CULPRIT:
+		if (off->nr_culprits < MAX_CULPRITS)
+			off->culprits[off->nr_culprits++] = *e;
+		break;
+	case MDSTAT_EV_HOTPLUG_WAIT_END:
+		off->wait_ns = e->duration_ns;
+		/* An offline mdstat did not see begin: report the wait alone. */
+		if (!off->active)
+			report(s, e->cpu, e);
+		break;
+	case MDSTAT_EV_OFFLINE_END:
+		if (off->active)
+			report(s, e->cpu, e);
+		break;
+	}
+	return 0;
+}
+
+static error_t parse_hotplug(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	if (key != ARGP_KEY_INIT)
+		return ARGP_ERR_UNKNOWN;
+	state->child_inputs[0] = state->input;
+	return 0;
+}
+
+static const struct argp_child children[] = {
+	{ &common_argp, 0, "Common options:", 0 },
+	{ 0 }
+};
+
+static const struct argp hotplug_argp = {
+	NULL, parse_hotplug, "[-- COMMAND [ARG...]]",
+	"Report each CPU offline while it runs (or while COMMAND runs): the "
+	"time it took, the time its hotplug thread waited for pinned tasks "
+	"(rq->nr_pinned to reach 0), and each pinned task that held the wait "
+	"up: for how long, and the kernel stack where it disabled migration.  "
+	"-p keeps the culprits of one process.",
+	children,
+};
+
+int cmd_hotplug(int argc, char **argv)
+{
+	struct mdstat_options o;
+	struct session s = {};
+	struct hotplug *h;
+	int err;
+
+	options_parse(&hotplug_argp, argc, argv, &o);
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return EXIT_RUNTIME;
+	err = session_open(&s, &o);
+	if (err)
+		goto out;
+	s.want[SRC_OFFLINE] = s.want[SRC_HOTPLUG_WAIT] = true;
+	s.want[SRC_CULPRITS] = s.want[SRC_BALANCE_PUSH] = true;
+	session_note_missing(&s);
+	if (!s.kernel.src[SRC_HOTPLUG_WAIT].available) {
+		err = EXIT_NO_SOURCE;
+		goto out;
+	}
+	s.emit_events = true;
+	s.on_event = hotplug_event;
+	s.ctx = h;
+	h->ksyms = ksyms_load();
+	err = session_start(&s);
+	if (err)
+		goto out;
+	if (!o.json && !o.command)
+		fprintf(stderr, "mdstat: watching CPU offline; Ctrl-C to end\n");
+	err = session_run(&s);
+	if (o.json)
+		printf("{\"type\":\"summary\",\"offlines\":%lu,\"lost_events\":%llu}\n",
+		       h->reports, (unsigned long long)s.skel->bss->lost_events);
+	else
+		printf("%lu offline(s) reported, %llu events lost\n", h->reports,
+		       (unsigned long long)s.skel->bss->lost_events);
+out:
+	if (h)
+		ksyms_free(h->ksyms);
+	session_close(&s);
+	free(h);
+	return err;
+}
