@@ -113,27 +113,49 @@ extern struct rq runqueues __ksym;
 extern const void push_cpu_stop __ksym __weak;
 extern const void __balance_push_cpu_stop __ksym __weak;
 
+/*
+ * The element of a per-CPU array for cpu, or NULL.  The compiler may drop
+ * the check where it knows the bound, or test a copy of the register; the
+ * mask, in asm, is the bound the verifier sees on the index itself.
+ */
+#define cpu_elem(array, cpu) ({					\
+	__u64 __i = (__s64)(cpu);					\
+	typeof(&(array)[0]) __elem = NULL;				\
+	if (__i < MDSTAT_MAX_CPUS) {					\
+		asm volatile("%[i] &= %[mask]" : [i] "+r"(__i)		\
+			     : [mask] "i"(MDSTAT_MAX_CPUS - 1));		\
+		__elem = &(array)[__i];					\
+	}								\
+	__elem;								\
+})
+
 static __always_inline bool cpu_wanted(__s32 cpu)
 {
-	if (cpu < 0 || cpu >= MDSTAT_MAX_CPUS)
-		return false;
-	return !filter_cpus || cpu_allowed[cpu];
+	const volatile __u8 *allowed = cpu_elem(cpu_allowed, cpu);
+
+	return allowed && (!filter_cpus || *allowed);
 }
 
+/*
+ * The helpers below read tasks with BPF_CORE_READ(): some come as plain
+ * addresses (the void * of a stopper work), not as BTF pointers.
+ */
 static __always_inline bool task_wanted(struct task_struct *p)
 {
-	return !targ_tgid || (p && p->tgid == targ_tgid);
+	return !targ_tgid || (p && BPF_CORE_READ(p, tgid) == targ_tgid);
 }
 
-static __always_inline void count(__s32 cpu, int counter, __s64 delta)
+static __always_inline void count(__s32 cpu, __u64 counter, __s64 delta)
 {
-	if (cpu >= 0 && cpu < MDSTAT_MAX_CPUS)
-		__sync_fetch_and_add(&counters[cpu].c[counter], delta);
+	struct mdstat_counters *c = cpu_elem(counters, cpu);
+
+	if (c && counter < MDSTAT_NR_COUNTERS)
+		__sync_fetch_and_add(&c->c[counter], delta);
 }
 
-static __always_inline __u32 log2_ns(__u64 v)
+static __always_inline __u64 log2_ns(__u64 v)
 {
-	__u32 r, shift;
+	__u64 r, shift;
 
 	r = (v > 0xffffffff) << 5;
 	v >>= r;
@@ -157,7 +179,7 @@ static void hist_add_one(__u32 kind, __s32 cpu, __u64 ns)
 	static const struct mdstat_hist zero;
 	struct mdstat_hist_key key = { .kind = kind, .cpu = cpu };
 	struct mdstat_hist *h;
-	__u32 slot;
+	__u64 slot;
 
 	h = bpf_map_lookup_elem(&hists, &key);
 	if (!h) {
@@ -205,9 +227,9 @@ static struct mdstat_event *event_reserve(__u32 type, __s32 cpu)
 
 static void event_task(struct mdstat_event *e, struct task_struct *p)
 {
-	e->pid = p->pid;
-	e->tgid = p->tgid;
-	e->prio = p->prio;
+	e->pid = BPF_CORE_READ(p, pid);
+	e->tgid = BPF_CORE_READ(p, tgid);
+	e->prio = BPF_CORE_READ(p, prio);
 	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), p->comm);
 }
 
@@ -215,8 +237,8 @@ static void event_other(struct mdstat_event *e, struct task_struct *p)
 {
 	if (!p)
 		return;
-	e->other_pid = p->pid;
-	e->other_prio = p->prio;
+	e->other_pid = BPF_CORE_READ(p, pid);
+	e->other_prio = BPF_CORE_READ(p, prio);
 	bpf_probe_read_kernel_str(e->other_comm, sizeof(e->other_comm), p->comm);
 }
 
@@ -297,10 +319,10 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 
 /* Pushes: push_cpu_stop() queued to move p off cpu for pinned. */
 static void push_queued(struct task_struct *p, struct task_struct *pinned,
-			__s32 cpu, __s32 site)
+			__s32 cpu, __s32 site, __u64 caller)
 {
+	__s32 pid = BPF_CORE_READ(p, pid);
 	struct mdstat_event *e;
-	__s32 pid = p->pid;
 	__u64 now;
 
 	if (!cpu_wanted(cpu) || !(task_wanted(p) || (pinned && task_wanted(pinned))))
@@ -313,20 +335,14 @@ static void push_queued(struct task_struct *p, struct task_struct *pinned,
 		event_task(e, p);
 		event_other(e, pinned);
 		e->depth = site;
+		e->caller = caller;
 		bpf_ringbuf_submit(e, 0);
 	}
 }
 
-static const int push_result_counter[] = {
-	[MDSTAT_PUSH_MOVED] = MDSTAT_CNT_PUSH_MOVED,
-	[MDSTAT_PUSH_DEFERRED] = MDSTAT_CNT_PUSH_DEFERRED,
-	[MDSTAT_PUSH_GONE] = MDSTAT_CNT_PUSH_GONE,
-	[MDSTAT_PUSH_NO_LOWER_RQ] = MDSTAT_CNT_PUSH_NO_LOWER_RQ,
-	[MDSTAT_PUSH_NOT_MOVED] = MDSTAT_CNT_PUSH_NOT_MOVED,
-};
 
 /* ... and what it did: result, and where the task went (push->dest_cpu). */
-static void push_done(const struct mdstat_push_task *push, __s32 cpu, __u32 result)
+static void push_done(const struct mdstat_push_task *push, __s32 cpu, __u64 result)
 {
 	struct mdstat_event *e;
 	__u64 *queued, latency = 0;
@@ -342,8 +358,9 @@ static void push_done(const struct mdstat_push_task *push, __s32 cpu, __u32 resu
 		if (result != MDSTAT_PUSH_DEFERRED)
 			bpf_map_delete_elem(&push_queued_at, &pid);
 	}
+	/* The counters follow enum mdstat_push_result. */
 	if (result <= MDSTAT_PUSH_NOT_MOVED)
-		count(cpu, push_result_counter[result], 1);
+		count(cpu, MDSTAT_CNT_PUSH_MOVED + result, 1);
 	e = event_reserve(MDSTAT_EV_PUSH_DONE, cpu);
 	if (e) {
 		e->pid = pid;
@@ -369,7 +386,7 @@ static void balance_push(struct task_struct *p, __s32 cpu, bool pinned)
 	e = event_reserve(MDSTAT_EV_BALANCE_PUSH, cpu);
 	if (e) {
 		event_task(e, p);
-		e->depth = p->migration_disabled;
+		e->depth = BPF_CORE_READ(p, migration_disabled);
 		e->arg = pinned;
 		bpf_ringbuf_submit(e, 0);
 	}
@@ -378,13 +395,14 @@ static void balance_push(struct task_struct *p, __s32 cpu, bool pinned)
 /* The hotplug thread of cpu waits for the pinned tasks there to leave. */
 static void hotplug_wait_begin(__s32 cpu, __u32 nr_running, __u32 nr_pinned)
 {
+	struct mdstat_counters *c = cpu_elem(counters, cpu);
 	struct mdstat_event *e;
 
-	if (cpu < 0 || cpu >= MDSTAT_MAX_CPUS)
+	if (!c)
 		return;
-	counters[cpu].hotplug_wait_since = bpf_ktime_get_ns();
-	counters[cpu].hotplug_wait_pinned = nr_pinned;
-	counters[cpu].hotplug_waiter = bpf_get_current_pid_tgid();
+	c->hotplug_wait_since = bpf_ktime_get_ns();
+	c->hotplug_wait_pinned = nr_pinned;
+	c->hotplug_waiter = bpf_get_current_pid_tgid();
 	if (!cpu_wanted(cpu))
 		return;
 	e = event_reserve(MDSTAT_EV_HOTPLUG_WAIT_BEGIN, cpu);
@@ -398,12 +416,13 @@ static void hotplug_wait_begin(__s32 cpu, __u32 nr_running, __u32 nr_pinned)
 
 static void hotplug_wait_end(__s32 cpu, __u64 wait_ns)
 {
+	struct mdstat_counters *c = cpu_elem(counters, cpu);
 	struct mdstat_event *e;
 
-	if (cpu < 0 || cpu >= MDSTAT_MAX_CPUS)
+	if (!c)
 		return;
-	counters[cpu].hotplug_wait_since = 0;
-	counters[cpu].hotplug_waiter = 0;
+	c->hotplug_wait_since = 0;
+	c->hotplug_waiter = 0;
 	if (!cpu_wanted(cpu))
 		return;
 	count(cpu, MDSTAT_CNT_HOTPLUG_WAIT, 1);
@@ -467,7 +486,7 @@ SEC("tp_btf/sched_push_queued")
 int BPF_PROG(push_queued_tp, struct task_struct *p, struct task_struct *pinned,
 	     int cpu, enum sched_push_site site)
 {
-	push_queued(p, pinned, cpu, site);
+	push_queued(p, pinned, cpu, site, 0);
 	return 0;
 }
 
@@ -536,28 +555,37 @@ static __u32 nr_pinned_outside_bpf(struct rq *rq)
 	return nr_pinned;
 }
 
-SEC("fentry/stop_one_cpu_nowait")
-int BPF_PROG(stop_one_cpu_nowait_entry, unsigned int cpu, void *fn, void *arg)
+/*
+ * Function pointer arguments cannot be read in 6.1; the work it queued
+ * holds the same, and who queued it.
+ */
+SEC("fexit/stop_one_cpu_nowait")
+int BPF_PROG(stop_one_cpu_nowait_exit, unsigned int cpu, void *fn, void *arg,
+	     struct cpu_stop_work *work, bool queued)
 {
-	if (fn == &push_cpu_stop)
-		push_queued(arg, NULL, cpu, MDSTAT_PUSH_SITE_UNKNOWN);
-	else if (fn == &__balance_push_cpu_stop)
-		balance_push(arg, cpu, false);
+	void *work_fn = work->fn;
+
+	if (!queued)
+		return 0;
+	if (work_fn == &push_cpu_stop)
+		push_queued(work->arg, NULL, cpu, MDSTAT_PUSH_SITE_UNKNOWN, work->caller);
+	else if (work_fn == &__balance_push_cpu_stop)
+		balance_push(work->arg, cpu, false);
 	return 0;
 }
 
+/* Its void *arg is the task, a plain address to the verifier. */
 SEC("fentry/push_cpu_stop")
 int BPF_PROG(push_cpu_stop_entry, struct task_struct *p)
 {
-	__s32 cpu = bpf_get_smp_processor_id();
 	struct mdstat_push_task *stop;
 
-	if (cpu >= MDSTAT_MAX_CPUS)
+	stop = cpu_elem(push_stops, bpf_get_smp_processor_id());
+	if (!stop)
 		return 0;
-	stop = &push_stops[cpu];
-	stop->pid = p->pid;
-	stop->tgid = p->tgid;
-	stop->prio = p->prio;
+	stop->pid = BPF_CORE_READ(p, pid);
+	stop->tgid = BPF_CORE_READ(p, tgid);
+	stop->prio = BPF_CORE_READ(p, prio);
 	stop->dest_cpu = -1;
 	bpf_probe_read_kernel_str(stop->comm, sizeof(stop->comm), p->comm);
 	return 0;
@@ -567,11 +595,11 @@ int BPF_PROG(push_cpu_stop_entry, struct task_struct *p)
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(push_migrate_task, struct task_struct *p, int dest_cpu)
 {
-	__s32 cpu = bpf_get_smp_processor_id();
+	struct mdstat_push_task *stop;
 
-	if (cpu < MDSTAT_MAX_CPUS && push_stops[cpu].pid == p->pid &&
-	    push_stops[cpu].pid)
-		push_stops[cpu].dest_cpu = dest_cpu;
+	stop = cpu_elem(push_stops, bpf_get_smp_processor_id());
+	if (stop && stop->pid && stop->pid == p->pid)
+		stop->dest_cpu = dest_cpu;
 	return 0;
 }
 
@@ -581,9 +609,9 @@ int BPF_PROG(push_cpu_stop_exit, struct task_struct *p, int ret)
 	__s32 cpu = bpf_get_smp_processor_id();
 	struct mdstat_push_task *stop;
 
-	if (cpu >= MDSTAT_MAX_CPUS)
+	stop = cpu_elem(push_stops, cpu);
+	if (!stop)
 		return 0;
-	stop = &push_stops[cpu];
 	push_done(stop, cpu, stop->dest_cpu >= 0 ? MDSTAT_PUSH_MOVED :
 						   MDSTAT_PUSH_NOT_MOVED);
 	stop->pid = 0;
@@ -605,13 +633,10 @@ int BPF_PROG(sched_cpu_wait_empty_entry, unsigned int cpu)
 SEC("fexit/sched_cpu_wait_empty")
 int BPF_PROG(sched_cpu_wait_empty_exit, unsigned int cpu)
 {
-	__u64 since;
+	struct mdstat_counters *c = cpu_elem(counters, cpu);
 
-	if (cpu >= MDSTAT_MAX_CPUS)
-		return 0;
-	since = counters[cpu].hotplug_wait_since;
-	if (since)
-		hotplug_wait_end(cpu, bpf_ktime_get_ns() - since);
+	if (c && c->hotplug_wait_since)
+		hotplug_wait_end(cpu, bpf_ktime_get_ns() - c->hotplug_wait_since);
 	return 0;
 }
 
@@ -642,10 +667,11 @@ int BPF_PROG(cpu_device_down_entry, struct device *dev)
 {
 	__s32 cpu = dev->id;
 	struct mdstat_event *e;
+	__u64 *since = cpu_elem(offline_since, cpu);
 
-	if (!cpu_wanted(cpu))
+	if (!since || !cpu_wanted(cpu))
 		return 0;
-	offline_since[cpu] = bpf_ktime_get_ns();
+	*since = bpf_ktime_get_ns();
 	e = event_reserve(MDSTAT_EV_OFFLINE_BEGIN, cpu);
 	if (e) {
 		event_task(e, bpf_get_current_task_btf());
@@ -659,17 +685,18 @@ int BPF_PROG(cpu_device_down_exit, struct device *dev, int ret)
 {
 	__s32 cpu = dev->id;
 	struct mdstat_event *e;
+	__u64 *since = cpu_elem(offline_since, cpu);
 
-	if (!cpu_wanted(cpu) || !offline_since[cpu])
+	if (!since || !*since || !cpu_wanted(cpu))
 		return 0;
 	e = event_reserve(MDSTAT_EV_OFFLINE_END, cpu);
 	if (e) {
 		event_task(e, bpf_get_current_task_btf());
-		e->duration_ns = e->ts - offline_since[cpu];
+		e->duration_ns = e->ts - *since;
 		e->arg = ret;
 		bpf_ringbuf_submit(e, 0);
 	}
-	offline_since[cpu] = 0;
+	*since = 0;
 	return 0;
 }
 
@@ -696,16 +723,18 @@ SEC("tp_btf/sched_migrate_enable_tp")
 int BPF_PROG(section_end, struct task_struct *p, int cpu,
 	     unsigned int nr_pinned, unsigned long caller)
 {
+	struct mdstat_counters *c;
 	__s32 pid = p->pid;
 	struct mdstat_event *e;
 	struct section *s;
 	__u64 since, now;
 
 	s = bpf_map_lookup_elem(&sections, &pid);
-	if (cpu < 0 || cpu >= MDSTAT_MAX_CPUS)
+	c = cpu_elem(counters, cpu);
+	if (!c)
 		goto out;
-	since = counters[cpu].hotplug_wait_since;
-	if (!since || pid == counters[cpu].hotplug_waiter || !cpu_wanted(cpu) ||
+	since = c->hotplug_wait_since;
+	if (!since || pid == c->hotplug_waiter || !cpu_wanted(cpu) ||
 	    !task_wanted(p))
 		goto out;
 	e = event_reserve(MDSTAT_EV_CULPRIT, cpu);
@@ -743,12 +772,12 @@ static long snapshot_cpu(__u32 cpu, void *unused)
 	struct task_struct *curr;
 	struct rq *rq;
 
-	if (cpu >= MDSTAT_MAX_CPUS)
+	out = cpu_elem(rqs, cpu);
+	if (!out)
 		return 1;
 	rq = bpf_per_cpu_ptr(&runqueues, cpu);
 	if (!rq)
 		return 0;
-	out = &rqs[cpu];
 	out->online = rq->online;
 	out->nr_running = rq->nr_running;
 	out->nr_pinned = rq->nr_pinned;

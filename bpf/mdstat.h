@@ -7,7 +7,7 @@
 #define MDSTAT_H
 
 #define MDSTAT_COMM_LEN		16
-#define MDSTAT_MAX_CPUS		256
+#define MDSTAT_MAX_CPUS		256	/* a power of two: a mask bounds the index */
 #define MDSTAT_HIST_SLOTS	32	/* log2 of nanoseconds: up to ~4 s */
 #define MDSTAT_STACK_DEPTH	32
 
@@ -144,7 +144,8 @@ struct mdstat_event {
 	__u64 ts;		/* ktime (CLOCK_MONOTONIC), ns */
 	__u64 duration_ns;
 	__u64 held_ns;		/* culprit: its part of the hotplug wait */
-	__u64 caller;		/* culprit: return address into who disabled */
+	__u64 caller;		/* culprit: return address into who disabled;
+				 * push_queued without the series: who queued */
 	__s64 stack_id;		/* culprit: kernel stack as it disabled, or -1 */
 	__u32 type;
 	__s32 cpu;		/* the CPU the event is about */

@@ -44,7 +44,7 @@ static const struct source_def defs[MDSTAT_NR_SOURCES] = {
 		.patched_progs = { "push_queued_tp", "push_done_tp" },
 		.fallback_needs = { "fentry:stop_one_cpu_nowait", "fentry:push_cpu_stop",
 				    "tp:sched_migrate_task" },
-		.fallback_progs = { "stop_one_cpu_nowait_entry",
+		.fallback_progs = { "stop_one_cpu_nowait_exit",
 				    "push_cpu_stop_entry", "push_cpu_stop_exit",
 				    "push_migrate_task" },
 	},
@@ -52,7 +52,7 @@ static const struct source_def defs[MDSTAT_NR_SOURCES] = {
 		.patched_needs = { "tp:sched_balance_push" },
 		.patched_progs = { "balance_push_tp" },
 		.fallback_needs = { "fentry:stop_one_cpu_nowait", "fentry:__balance_push_cpu_stop" },
-		.fallback_progs = { "stop_one_cpu_nowait_entry" },
+		.fallback_progs = { "stop_one_cpu_nowait_exit" },
 	},
 	[SRC_HOTPLUG_WAIT] = {
 		.patched_needs = { "tp:sched_hotplug_wait_begin", "tp:sched_hotplug_wait_end" },
