@@ -31,6 +31,10 @@ struct hotplug {
 	unsigned long reports;
 };
 
+/*
+ * The culprit's kernel stack, from its caller on: the frames of BPF, the
+ * tracepoint and migrate_disable()/migrate_enable() themselves go.
+ */
 static void stack_lines(struct session *s, const struct mdstat_event *e,
 			void (*line)(const char *sym, bool first))
 {
@@ -38,7 +42,7 @@ static void stack_lines(struct session *s, const struct mdstat_event *e,
 	__u64 ips[MDSTAT_STACK_DEPTH] = {};
 	char sym[160];
 	__u32 id = e->stack_id;
-	int i;
+	int i, from = 0;
 
 	if (e->stack_id < 0 ||
 	    bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &id, ips)) {
@@ -48,7 +52,13 @@ static void stack_lines(struct session *s, const struct mdstat_event *e,
 	}
 	for (i = 0; i < MDSTAT_STACK_DEPTH && ips[i]; i++) {
 		ksyms_format(h->ksyms, ips[i], sym, sizeof(sym));
-		line(sym, i == 0);
+		if (!strncmp(sym, "migrate_disable+", 16) ||
+		    !strncmp(sym, "migrate_enable+", 15))
+			from = i + 1;
+	}
+	for (i = from; i < MDSTAT_STACK_DEPTH && ips[i]; i++) {
+		ksyms_format(h->ksyms, ips[i], sym, sizeof(sym));
+		line(sym, i == from);
 	}
 }
 

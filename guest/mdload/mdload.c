@@ -51,6 +51,28 @@ static bool mdload_sleep(u64 ns)
 	return true;
 }
 
+/*
+ * Sections in progress per CPU, in /sys/module/mdload/parameters/sections:
+ * scripts wait on it where the kernel does not show rq->nr_pinned.
+ */
+static atomic_t mdload_sections[NR_CPUS];
+
+static int mdload_sections_get(char *buf, const struct kernel_param *kp)
+{
+	int cpu, len = 0;
+
+	for_each_possible_cpu(cpu)
+		len += scnprintf(buf + len, PAGE_SIZE - len, "%s%d", cpu ? "," : "",
+				 atomic_read(&mdload_sections[cpu]));
+	return len + scnprintf(buf + len, PAGE_SIZE - len, "\n");
+}
+
+static const struct kernel_param_ops mdload_sections_ops = {
+	.get = mdload_sections_get,
+};
+module_param_cb(sections, &mdload_sections_ops, NULL, 0444);
+MODULE_PARM_DESC(sections, "Sections in progress, per CPU");
+
 static void mdload_run_section(struct mdload_section *s)
 {
 	bool done = true;
@@ -66,6 +88,7 @@ static void mdload_run_section(struct mdload_section *s)
 	if (s->preempt_off_ns)
 		preempt_enable();
 	s->cpu_enter = raw_smp_processor_id();
+	atomic_inc(&mdload_sections[s->cpu_enter]);
 	start = ktime_get_ns();
 
 	done = done && mdload_spin(start + s->spin_ns) && mdload_sleep(s->sleep_ns);
@@ -73,6 +96,7 @@ static void mdload_run_section(struct mdload_section *s)
 	s->cpu_exit = raw_smp_processor_id();
 	s->elapsed_ns = ktime_get_ns() - start;
 	s->interrupted = !done;
+	atomic_dec(&mdload_sections[s->cpu_exit]);
 	for (i = 0; i < s->depth; i++)
 		migrate_enable();
 }

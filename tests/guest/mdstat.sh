@@ -1,0 +1,210 @@
+#!/bin/bash
+# mdstat against scenarios made with mdload, on the kernel the guest booted:
+# with the series, or stock (tests/check boots both).  Every number is
+# checked against what the scenario made or what tracefs saw of it.
+. "$(dirname "$0")/../lib.sh"
+tap_plan 28
+
+mdload_load || exit 1
+mdstat=$top/build/mdstat
+work=$(mktemp -d)
+if [ -d /sys/kernel/tracing/events/sched/sched_push_queued ]; then
+	patched=1 kernel="with the series"
+else
+	patched=0 kernel="stock"
+fi
+tap_diag "kernel: $(uname -r) ($kernel)"
+
+# in_scenario FUNCTION MDSTAT-ARGS...: mdstat runs FUNCTION (exported from
+# here) once it is attached, and ends when FUNCTION does.
+in_scenario() {
+	local function=$1
+	shift
+	"$mdstat" "$@" -- bash -c '. "$0"/tests/lib.sh; "$1"' "$top" "$function"
+}
+
+# linked: BPF links in the system (mdstat leaves none behind).
+linked() {
+	bpftool link list -j | jq length
+}
+
+# --- doctor: the sources it finds are the kernel's ---------------------------
+"$mdstat" doctor -j >"$work/doctor" 2>&1
+status=$?
+tap_equal "mdstat doctor: everything this kernel offers works" 0 "$status"
+tap_equal "mdstat doctor sees the series as tracefs does" \
+	"$([ "$patched" = 1 ] && echo true || echo false)" \
+	"$(jq -r 'select(.name == "mdstat-series") | .ok' "$work/doctor")"
+
+# --- Stacking: a SCHED_OTHER task spins 1 s in a depth-2 section on cpu1
+# while a FIFO 80 task wakes there 8 times, spinning 2 ms each.  tracefs
+# records the switches, and the series' own event where there is one.
+stacking() {
+	if [ "$patched" = 1 ]; then
+		trace_begin md_mdstat sched_switch sched_pinned_preempt
+	else
+		trace_begin md_mdstat sched_switch
+	fi
+	"$mdsection" -c 1 -d 2 -s 1s >/dev/null &
+	echo $! >"$work/pinned"
+	wait_pinned 1 1
+	"$mdsection" -f 80 -c 1 -n 8 -s 2ms -S 20ms >/dev/null &
+	echo $! >"$work/preempter"
+	wait
+	trace_end "$work/switches"
+}
+export -f stacking
+export work patched
+
+# switched_out PID [NEXT]: tracefs' preemptions of PID (by NEXT), and the
+# time until it ran again, in microseconds.
+switched_out() {
+	awk -v pid="$1" -v next_pid="${2:-}" '
+		/ sched_switch: / && $0 ~ "prev_pid=" pid " prev_prio=[0-9]+ prev_state=R\\+? " &&
+		    (next_pid == "" || $0 ~ "next_pid=" next_pid " ") { t = $4 + 0; n++ }
+		/ sched_switch: / && t && $0 ~ "next_pid=" pid " " { total += $4 - t; t = 0 }
+		END { printf "%d %d\n", n, total * 1e6 }' "$work/switches"
+}
+
+in_scenario stacking trace -j -e pinned -C 1 >"$work/trace" 2>"$work/err"
+pinned=$(cat "$work/pinned") preempter=$(cat "$work/preempter")
+read -r truth_n truth_us <<<"$(switched_out "$pinned" "$preempter")"
+# The waits of the preemptions by the FIFO task, from each to the next resume.
+read -r got_n got_us <<<"$(jq -rs --argjson p "$pinned" --argjson q "$preempter" '
+	reduce (.[] | select(.pid == $p)) as $e ({n: 0, t: 0, by: false};
+		if $e.event == "pinned_preempt" then
+			.by = ($e.other_pid == $q) | .n += (if .by then 1 else 0 end)
+		elif .by then .t += $e.wait_ns | .by = false else . end)
+	| "\(.n) \(.t / 1000 | floor)"' "$work/trace")"
+tap_check "trace: the FIFO task preempted the pinned one 8 times or more ($got_n)" \
+	test "$got_n" -ge 8
+tap_equal "trace: as often as sched_switch shows" "$truth_n" "$got_n"
+tap_diag "waited: mdstat ${got_us} us, sched_switch ${truth_us} us"
+tap_check "trace: the waits add up to sched_switch's within 10% + 200 us" \
+	test $(( (got_us - truth_us) * (got_us > truth_us ? 1 : -1) )) -le $(( truth_us / 10 + 200 ))
+tap_equal "trace: each preemption has depth 2 and cpu 1" \
+	"$(jq -c "select(.event == \"pinned_preempt\" and .pid == $pinned)" "$work/trace" | wc -l)" \
+	"$(jq -c "select(.event == \"pinned_preempt\" and .pid == $pinned and .depth == 2 and .cpu == 1)" "$work/trace" | wc -l)"
+if [ "$patched" = 1 ]; then
+	tap_equal "trace: every sched_pinned_preempt of the task, no more" \
+		"$(trace_count "$work/switches" sched_pinned_preempt "pid=$pinned")" \
+		"$(jq -c "select(.event == \"pinned_preempt\" and .pid == $pinned)" "$work/trace" | wc -l)"
+else
+	tap_check "trace: no more than sched_switch's runnable switches" \
+		test "$(jq -c "select(.event == \"pinned_preempt\" and .pid == $pinned)" "$work/trace" | wc -l)" \
+		-le "$(switched_out "$pinned" | cut -d' ' -f1)"
+fi
+
+in_scenario stacking hist -j -C 1 >"$work/hist" 2>"$work/err"
+pinned=$(cat "$work/pinned") preempter=$(cat "$work/preempter")
+count=$(jq 'select(.type == "hist" and .kind == "stacked" and .cpu == null) | .count' "$work/hist")
+if [ "$patched" = 1 ]; then
+	tap_equal "hist: the stacked histogram counts each sched_pinned_preempt on cpu1" \
+		"$(trace_count "$work/switches" sched_pinned_preempt cpu=1)" "$count"
+else
+	tap_check "hist: the stacked histogram counts the FIFO task's preemptions at least" \
+		test "$count" -ge "$(switched_out "$pinned" "$preempter" | cut -d' ' -f1)"
+fi
+tap_equal "hist: its buckets add up to its count" "$count" \
+	"$(jq 'select(.kind == "stacked" and .cpu == null) | [.buckets[].count] | add // 0' "$work/hist")"
+
+in_scenario stacking top -j -b -i 0.5 -C 1 >"$work/top" 2>"$work/err"
+pinned=$(cat "$work/pinned") preempter=$(cat "$work/preempter")
+summary=$(jq 'select(.type == "summary") | .cpus[] | select(.cpu == 1)' "$work/top")
+tap_check "top: some interval shows cpu1 with a pinned task" \
+	grep -q '"cpu":1,[^]]*"nr_pinned":[12]' "$work/top"
+tap_equal "top: the intervals' preemptions on cpu1 add up to the summary" \
+	"$(jq -s 'map(select(.type == "top") | .cpus[] | select(.cpu == 1) | .preempted) | add' "$work/top")" \
+	"$(jq .preempted <<<"$summary")"
+tap_check "top: the summary counts the FIFO task's preemptions at least" \
+	test "$(jq .preempted <<<"$summary")" -ge "$(switched_out "$pinned" "$preempter" | cut -d' ' -f1)"
+tap_equal "top: the pinned task is among those that waited, 'other' policy, depth 2" \
+	"$pinned other 2" \
+	"$(jq -r "select(.type == \"top\") | .waiters[] | select(.pid == $pinned) | \"\(.pid) \(.policy) \(.depth)\"" "$work/top" | head -n 1)"
+if [ "$patched" = 1 ]; then
+	tap_equal "top: the summary's count is the kernel's md_stats.pinned_preempt" \
+		"$(jq .kernel.pinned_preempt <<<"$summary")" "$(jq .preempted <<<"$summary")"
+else
+	tap_equal "top: no md_stats on a stock kernel" null "$(jq .kernel <<<"$summary")"
+fi
+
+# --- Pushes: the article's scenario; the FIFO 50 task that preempts the
+# pinned FIFO 10 one is pushed away (tracefs records where it went).
+pushing() {
+	trace_begin md_mdstat_push sched_migrate_task
+	push_scenario "${held_spinner[@]}" 0.3 >/dev/null
+	echo "$pinned $pusher" >"$work/push-pids"
+	trace_end "$work/migrations"
+}
+export -f pushing
+in_scenario pushing trace -j -e push >"$work/trace" 2>"$work/err"
+read -r pinned pusher <"$work/push-pids"
+# Where push_cpu_stop (migration/1) moved the FIFO 50 task, per tracefs.
+dest=$(grep -E "^ *migration/1-.* sched_migrate_task: .* pid=$pusher .*orig_cpu=1 " "$work/migrations" |
+	head -n 1 | sed 's/.*dest_cpu=\([0-9]*\).*/\1/')
+tap_check "tracefs saw migration/1 move the FIFO 50 task" test -n "$dest"
+tap_equal "trace: push_queued for the FIFO 50 task on cpu1" 1 \
+	"$(jq -c "select(.event == \"push_queued\" and .pid == $pusher and .cpu == 1)" "$work/trace" | head -n 1 | wc -l)"
+tap_equal "trace: push_done moved it where tracefs says ($dest)" "moved $dest" \
+	"$(jq -r "select(.event == \"push_done\" and .pid == $pusher) | \"\(.result) \(.dest_cpu)\"" "$work/trace" | head -n 1)"
+if [ "$patched" = 1 ]; then
+	tap_equal "trace: push_queued names the pinned task it makes room for" "$pinned" \
+		"$(jq "select(.event == \"push_queued\" and .pid == $pusher) | .other_pid" "$work/trace" | head -n 1)"
+else
+	tap_equal "trace: without the series the pinned task is not known" "" \
+		"$(jq "select(.event == \"push_queued\" and .pid == $pusher) | .other_pid // empty" "$work/trace" | head -n 1)"
+fi
+
+# --- Hotplug: cpu3 goes offline while a task sleeps 400 ms in a section there.
+offlining() {
+	local start end
+	start=$(date +%s%N)
+	offline_cpu3_scenario 400ms >"$work/section"
+	end=$(date +%s%N)
+	echo "$pinned $(( (end - start) / 1000 ))" >"$work/offline"
+	echo 1 >/sys/devices/system/cpu/cpu3/online
+	kill "$spinner"
+	wait "$pinned"
+}
+export -f offlining
+in_scenario offlining hotplug -j >"$work/hotplug" 2>"$work/err"
+read -r pinned offline_us <"$work/offline"
+report=$(jq -c 'select(.type == "offline" and .cpu == 3)' "$work/hotplug")
+tap_diag "$report"
+tap_equal "hotplug: one report, for cpu3" 1 "$(printf '%s\n' "$report" | grep -c .)"
+wait_us=$(jq '.wait_ns / 1000 | floor' <<<"$report")
+tap_check "hotplug: it waited 100 ms or more, and less than the offline took ($wait_us < $offline_us us)" \
+	test "$wait_us" -ge 100000 -a "$wait_us" -lt "$offline_us"
+# fentry programs run with current pinned: the stock fallback reads one
+# more in nr_pinned than there is, and must not report it.
+tap_equal "hotplug: exactly the one pinned task as the wait began" 1 "$(jq .nr_pinned <<<"$report")"
+if [ "$patched" = 1 ]; then
+	tap_equal "hotplug: the culprit is the task in the section" "$pinned" \
+		"$(jq '.culprits[0].pid' <<<"$report")"
+	tap_check "hotplug: its stack has where it disabled migration (mdload)" \
+		grep -q 'mdload_ioctl' <<<"$(jq -r '.culprits[0].stack[]' <<<"$report")"
+	tap_check "hotplug: the culprit explains over half the wait" \
+		test "$(jq '.explained_ns * 2 > .wait_ns' <<<"$report")" = true
+else
+	tap_equal "hotplug: culprits are unavailable, and said so" null "$(jq .culprits <<<"$report")"
+	tap_ok "hotplug: # SKIP no culprit stack without the series"
+	tap_ok "hotplug: # SKIP no culprit share without the series"
+fi
+
+# --- Bad input, signals and pipes ---------------------------------------------
+before=$(linked)
+"$mdstat" top -j -i 0.2 >"$work/top" 2>&1 &
+sleep 3
+kill -TERM $!
+wait $!
+tap_equal "top: SIGTERM ends it with status 0 and a summary" "0 1" \
+	"$? $(grep -c '"type":"summary"' "$work/top")"
+tap_equal "top: nothing stays attached after it" "$before" "$(linked)"
+# A closed pipe: head takes the first line, mdstat stops at its next write.
+timeout 60 bash -c '"$0" trace -e pinned -C 1 | head -n 2 >/dev/null & sleep 3
+	"$1" -c 1 -d 1 -s 300ms >/dev/null & sleep 0.1; "$1" -f 80 -c 1 -n 3 -s 1ms -S 5ms; wait' \
+	"$mdstat" "$mdsection"
+tap_equal "trace: a closed pipe ends it" 0 "$?"
+tap_equal "trace: nothing stays attached after it" "$before" "$(linked)"
+
+rm -rf "$work"
