@@ -12,7 +12,7 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-missing-field-initializers -Werror
 PACKAGES := linux-source-6.1 gcc make patch perl flex bison bc libelf-dev \
 	libssl-dev dwarves ccache clang llvm libbpf-dev bpftool bpftrace \
 	qemu-system-x86 busybox-static cpio zstd xz-utils kmod util-linux \
-	rt-tests stress-ng trace-cmd
+	rt-tests stress-ng trace-cmd jq
 
 .PHONY: all deps kernel mdstat kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
 
@@ -93,8 +93,12 @@ shell: kernel mdload mdstat
 demo: kernel mdload mdstat
 	@guest/run -- guest/demo
 
-check: kernel mdload mdstat
-	@tests/check
+# The guest tests on our kernel, then mdstat's on the stock one.
+STOCK_KERNEL := $(BUILD)/kernel-stock
+check: kernel mdload mdstat kernel-stock
+	@$(MAKE) -s mdload-module KOBJ=$(STOCK_KERNEL)/obj MDLOAD=$(STOCK_KERNEL)/mdload
+	@MDSTAT_STOCK_BZIMAGE=$(STOCK_KERNEL)/obj/arch/x86/boot/bzImage \
+		MDSTAT_STOCK_MDLOAD_KO=$(abspath $(STOCK_KERNEL))/mdload/mdload.ko tests/check
 
 # Hotplug, sections, affinity storms and RT pushes at once, for DURATION
 # seconds (guest/torture); a short run is part of make check.

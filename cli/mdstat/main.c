@@ -23,14 +23,14 @@ static const struct {
 
 #define NR_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 
-static void usage(FILE *f)
+static void usage(void)
 {
 	size_t i;
 
-	fprintf(f, "Usage: mdstat SUBCOMMAND [OPTION...] [-- COMMAND [ARG...]]\n\n");
+	printf( "Usage: mdstat SUBCOMMAND [OPTION...] [-- COMMAND [ARG...]]\n\n");
 	for (i = 0; i < NR_SUBCOMMANDS; i++)
-		fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].what);
-	fprintf(f, "\nmdstat SUBCOMMAND --help lists its options.\n");
+		printf("  %-8s %s\n", subcommands[i].name, subcommands[i].what);
+	printf("\nmdstat SUBCOMMAND --help lists its options.\n");
 }
 
 int main(int argc, char **argv)
@@ -40,11 +40,11 @@ int main(int argc, char **argv)
 
 	argp_err_exit_status = EXIT_USAGE;
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "mdstat: no subcommand (mdstat --help lists them)\n");
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
+		usage();
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {

@@ -131,7 +131,7 @@ int kernel_probe(struct kernel_info *k)
 	k->btf = btf__load_vmlinux_btf();
 	if (!k->btf) {
 		fprintf(stderr, "mdstat: cannot read the kernel's BTF "
-			"(/sys/kernel/btf/vmlinux): %s\n", strerror(errno));
+			"(/sys/kernel/btf/vmlinux); mdstat needs CONFIG_DEBUG_INFO_BTF=y\n");
 		return EXIT_NO_BTF;
 	}
 	k->patched = btf_has(k->btf, "tp:sched_push_queued");

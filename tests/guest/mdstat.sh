@@ -155,11 +155,11 @@ else
 		"$(jq "select(.event == \"push_queued\" and .pid == $pusher) | .other_pid // empty" "$work/trace" | head -n 1)"
 fi
 
-# --- Hotplug: cpu3 goes offline while a task sleeps 400 ms in a section there.
+# --- Hotplug: cpu3 goes offline while a task sleeps 1 s in a section there.
 offlining() {
 	local start end
 	start=$(date +%s%N)
-	offline_cpu3_scenario 400ms >"$work/section"
+	offline_cpu3_scenario 1s >"$work/section"
 	end=$(date +%s%N)
 	echo "$pinned $(( (end - start) / 1000 ))" >"$work/offline"
 	echo 1 >/sys/devices/system/cpu/cpu3/online
