@@ -39,6 +39,8 @@ struct mdstat_options {
 };
 
 extern const struct argp common_argp;
+extern const struct argp_child common_children[];
+error_t parse_subcommand(int key, char *arg, struct argp_state *state);
 void options_parse(const struct argp *argp, int argc, char **argv,
 		   struct mdstat_options *o);
 bool cpu_shown(const struct mdstat_options *o, int cpu);

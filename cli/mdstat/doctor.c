@@ -82,26 +82,12 @@ static const struct feature features[] = {
 	{ "hotplug/culprits", SRC_CULPRITS, "who held the wait up, and where" },
 };
 
-static const struct argp_child children[] = {
-	{ &common_argp, 0, "Common options:", 0 },
-	{ 0 }
-};
-
-static error_t parse_doctor(int key, char *arg, struct argp_state *state)
-{
-	(void)arg;
-	if (key != ARGP_KEY_INIT)
-		return ARGP_ERR_UNKNOWN;
-	state->child_inputs[0] = state->input;
-	return 0;
-}
-
 static const struct argp doctor_argp = {
-	NULL, parse_doctor, NULL,
+	NULL, parse_subcommand, NULL,
 	"Check what this kernel offers mdstat, load and attach each source of "
 	"numbers, and tell which features work and why not where they don't.  "
 	"Exits 0 when everything the kernel offers works.",
-	children,
+	common_children,
 };
 
 int cmd_doctor(int argc, char **argv)

@@ -101,24 +101,15 @@ static error_t parse_hist(int key, char *arg, struct argp_state *state)
 {
 	struct mdstat_options *o = state->input;
 
-	(void)arg;
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = o;
-		break;
 	case 'P':
 		o->per_cpu = true;
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return parse_subcommand(key, arg, state);
 	}
 	return 0;
 }
-
-static const struct argp_child children[] = {
-	{ &common_argp, 0, "Common options:", 0 },
-	{ 0 }
-};
 
 static const struct argp hist_argp = {
 	hist_options, parse_hist, "[-- COMMAND [ARG...]]",
@@ -127,7 +118,7 @@ static const struct argp hist_argp = {
 	"long CPU offline and affinity changes waited for pinned tasks.  Printed "
 	"at the end (Ctrl-C, -n intervals of -i seconds, or COMMAND's exit), and "
 	"every interval when -i is given.",
-	children,
+	common_children,
 };
 
 int cmd_hist(int argc, char **argv)

@@ -221,28 +221,14 @@ static int hotplug_event(struct session *s, const struct mdstat_event *e)
 	return 0;
 }
 
-static error_t parse_hotplug(int key, char *arg, struct argp_state *state)
-{
-	(void)arg;
-	if (key != ARGP_KEY_INIT)
-		return ARGP_ERR_UNKNOWN;
-	state->child_inputs[0] = state->input;
-	return 0;
-}
-
-static const struct argp_child children[] = {
-	{ &common_argp, 0, "Common options:", 0 },
-	{ 0 }
-};
-
 static const struct argp hotplug_argp = {
-	NULL, parse_hotplug, "[-- COMMAND [ARG...]]",
+	NULL, parse_subcommand, "[-- COMMAND [ARG...]]",
 	"Report each CPU offline while it runs (or while COMMAND runs): the "
 	"time it took, the time its hotplug thread waited for pinned tasks "
 	"(rq->nr_pinned to reach 0), and each pinned task that held the wait "
 	"up: for how long, and the kernel stack where it disabled migration.  "
 	"-p keeps the culprits of one process.",
-	children,
+	common_children,
 };
 
 int cmd_hotplug(int argc, char **argv)

@@ -168,3 +168,18 @@ bool cpu_shown(const struct mdstat_options *o, int cpu)
 {
 	return cpu < MDSTAT_MAX_CPUS && (!o->cpus_given || o->cpus[cpu]);
 }
+
+const struct argp_child common_children[] = {
+	{ &common_argp, 0, "Common options:", 0 },
+	{ 0 }
+};
+
+/* A subcommand's own parser: the common options get the same input. */
+error_t parse_subcommand(int key, char *arg, struct argp_state *state)
+{
+	(void)arg;
+	if (key != ARGP_KEY_INIT)
+		return ARGP_ERR_UNKNOWN;
+	state->child_inputs[0] = state->input;
+	return 0;
+}

@@ -327,29 +327,15 @@ static void print_summary(struct session *s, struct top *t)
 	       (unsigned long long)s->skel->bss->lost_tasks);
 }
 
-static error_t parse_top(int key, char *arg, struct argp_state *state)
-{
-	(void)arg;
-	if (key != ARGP_KEY_INIT)
-		return ARGP_ERR_UNKNOWN;
-	state->child_inputs[0] = state->input;
-	return 0;
-}
-
-static const struct argp_child children[] = {
-	{ &common_argp, 0, "Common options:", 0 },
-	{ 0 }
-};
-
 static const struct argp top_argp = {
-	NULL, parse_top, "[-- COMMAND [ARG...]]",
+	NULL, parse_subcommand, "[-- COMMAND [ARG...]]",
 	"Every interval, a line per CPU: the running task, nr_running, nr_pinned, "
 	"pinned tasks stacked (preempted, waiting for that CPU), preemptions of "
 	"pinned tasks, push_busy, push_cpu_stop() queued, moved and deferred, "
 	"tasks pushed off a CPU going down, and a hotplug wait in progress; then "
 	"the pinned tasks that waited longest.  Rates are per second.  A summary "
 	"ends it.",
-	children,
+	common_children,
 };
 
 int cmd_top(int argc, char **argv)

@@ -214,23 +214,15 @@ static error_t parse_trace(int key, char *arg, struct argp_state *state)
 	struct mdstat_options *o = state->input;
 
 	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = o;
-		break;
 	case 'e':
 		o->event_mask = parse_events(arg, state);
 		o->events_given = true;
 		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return parse_subcommand(key, arg, state);
 	}
 	return 0;
 }
-
-static const struct argp_child children[] = {
-	{ &common_argp, 0, "Common options:", 0 },
-	{ 0 }
-};
 
 static const struct argp trace_argp = {
 	trace_options, parse_trace, "[-- COMMAND [ARG...]]",
@@ -242,7 +234,7 @@ static const struct argp trace_argp = {
 	"(offline_begin/end) and the pinned tasks that held a hotplug wait up "
 	"(culprit).  -i and -n limit the run to n intervals; a COMMAND after "
 	"-- ends it when it exits.",
-	children,
+	common_children,
 };
 
 int cmd_trace(int argc, char **argv)
