@@ -319,7 +319,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 
 /* Pushes: push_cpu_stop() queued to move p off cpu for pinned. */
 static void push_queued(struct task_struct *p, struct task_struct *pinned,
-			__s32 cpu, __s32 site, __u64 caller)
+			__s32 cpu, __s32 site)
 {
 	__s32 pid = BPF_CORE_READ(p, pid);
 	struct mdstat_event *e;
@@ -335,7 +335,6 @@ static void push_queued(struct task_struct *p, struct task_struct *pinned,
 		event_task(e, p);
 		event_other(e, pinned);
 		e->depth = site;
-		e->caller = caller;
 		bpf_ringbuf_submit(e, 0);
 	}
 }
@@ -486,7 +485,7 @@ SEC("tp_btf/sched_push_queued")
 int BPF_PROG(push_queued_tp, struct task_struct *p, struct task_struct *pinned,
 	     int cpu, enum sched_push_site site)
 {
-	push_queued(p, pinned, cpu, site, 0);
+	push_queued(p, pinned, cpu, site);
 	return 0;
 }
 
@@ -557,7 +556,7 @@ static __u32 nr_pinned_outside_bpf(struct rq *rq)
 
 /*
  * Function pointer arguments cannot be read in 6.1; the work it queued
- * holds the same, and who queued it.
+ * holds the same.  Its caller is no use: under fexit it is the trampoline.
  */
 SEC("fexit/stop_one_cpu_nowait")
 int BPF_PROG(stop_one_cpu_nowait_exit, unsigned int cpu, void *fn, void *arg,
@@ -568,7 +567,7 @@ int BPF_PROG(stop_one_cpu_nowait_exit, unsigned int cpu, void *fn, void *arg,
 	if (!queued)
 		return 0;
 	if (work_fn == &push_cpu_stop)
-		push_queued(work->arg, NULL, cpu, MDSTAT_PUSH_SITE_UNKNOWN, work->caller);
+		push_queued(work->arg, NULL, cpu, MDSTAT_PUSH_SITE_UNKNOWN);
 	else if (work_fn == &__balance_push_cpu_stop)
 		balance_push(work->arg, cpu, false);
 	return 0;

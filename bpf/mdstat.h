@@ -144,8 +144,7 @@ struct mdstat_event {
 	__u64 ts;		/* ktime (CLOCK_MONOTONIC), ns */
 	__u64 duration_ns;
 	__u64 held_ns;		/* culprit: its part of the hotplug wait */
-	__u64 caller;		/* culprit: return address into who disabled;
-				 * push_queued without the series: who queued */
+	__u64 caller;		/* culprit: return address into who disabled */
 	__s64 stack_id;		/* culprit: kernel stack as it disabled, or -1 */
 	__u32 type;
 	__s32 cpu;		/* the CPU the event is about */
