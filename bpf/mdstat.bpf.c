@@ -20,6 +20,7 @@
 #include "mdstat.h"
 
 #define TASK_ON_RQ_QUEUED	1
+#define SCA_MIGRATE_ENABLE	0x04	/* kernel/sched/sched.h */
 
 /* Set by mdstat before loading. */
 const volatile bool emit_events;	/* trace, hotplug: send records */
@@ -254,6 +255,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	__u64 now = bpf_ktime_get_ns();
 	struct mdstat_stacked *s, task = {};
 	struct mdstat_waiter *w, wnew = {};
+	struct mdstat_counters *c;
 	struct mdstat_event *e;
 	__s32 pid = next->pid;
 	__u64 wait;
@@ -285,6 +287,10 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 		pid = next->pid;
 	}
 
+	/* A stacked task runs again only here: no lookup while none is. */
+	c = cpu_elem(counters, cpu);
+	if (!c || !c->c[MDSTAT_CNT_STACKED_NOW])
+		return 0;
 	s = bpf_map_lookup_elem(&stacked, &pid);
 	if (!s)
 		return 0;
@@ -293,7 +299,6 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	hist_add(MDSTAT_HIST_STACKED, s->cpu, wait);
 	w = bpf_map_lookup_elem(&waiters, &pid);
 	if (!w) {
-		wnew.task = *s;
 		bpf_map_update_elem(&waiters, &pid, &wnew, BPF_NOEXIST);
 		w = bpf_map_lookup_elem(&waiters, &pid);
 	}
@@ -338,7 +343,6 @@ static void push_queued(struct task_struct *p, struct task_struct *pinned,
 		bpf_ringbuf_submit(e, 0);
 	}
 }
-
 
 /* ... and what it did: result, and where the task went (push->dest_cpu). */
 static void push_done(const struct mdstat_push_task *push, __s32 cpu, __u64 result)
@@ -639,12 +643,31 @@ int BPF_PROG(sched_cpu_wait_empty_exit, unsigned int cpu)
 	return 0;
 }
 
+/* Whether p's new affinity (already set as this runs) still has cpu. */
+static bool cpus_mask_has(struct task_struct *p, __u32 cpu)
+{
+	__u64 bits[MDSTAT_MAX_CPUS / 64] = {};
+
+	/* Up to MDSTAT_MAX_CPUS bits; a smaller mask reads what follows it. */
+	bpf_probe_read_kernel(bits, sizeof(bits), &p->cpus_mask);
+	cpu &= MDSTAT_MAX_CPUS - 1;
+	return (bits[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+/*
+ * As the series does: the caller waits if the task must leave its CPU but
+ * is pinned, unless this is the task's own migrate_enable() completing a
+ * pending change.
+ */
 SEC("fentry/affine_move_task")
-int BPF_PROG(affine_move_task_entry, struct rq *rq, struct task_struct *p)
+int BPF_PROG(affine_move_task_entry, struct rq *rq, struct task_struct *p,
+	     struct rq_flags *rf, int dest_cpu, unsigned int flags)
 {
 	struct task_struct *current = bpf_get_current_task_btf();
 	int depth = p->migration_disabled;
 
+	if ((flags & SCA_MIGRATE_ENABLE) || cpus_mask_has(p, rq->cpu))
+		return 0;
 	if (p == current)
 		depth--;
 	if (depth > 0)

@@ -16,6 +16,10 @@ tap_fail() {
 	echo "not ok - $*"
 }
 
+tap_skip() {	# tap_skip NAME WHY
+	echo "ok - $1 # SKIP $2"
+}
+
 # tap_check NAME COMMAND...: one result from whether COMMAND succeeds.
 tap_check() {
 	local name=$1

@@ -40,8 +40,7 @@ static bool verbose;
 static int print_libbpf(enum libbpf_print_level level, const char *fmt,
 			va_list args)
 {
-	if (!verbose && level != LIBBPF_WARN)
-		return 0;
+	(void)level;
 	if (!verbose)
 		return 0;
 	return vfprintf(stderr, fmt, args);

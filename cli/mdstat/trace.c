@@ -55,7 +55,8 @@ static void print_text(struct session *s, const struct mdstat_event *e)
 	struct trace *t = s->ctx;
 	char task[40], other[40], when[32] = "", sym[128];
 
-	snprintf(task, sizeof(task), "%s/%d", e->comm, e->pid);
+	/* affinity_wait_end knows the target by its pid only. */
+	snprintf(task, sizeof(task), "%s/%d", e->comm[0] ? e->comm : "?", e->pid);
 	snprintf(other, sizeof(other), "%s/%d", e->other_comm, e->other_pid);
 	printf("%12.6f %3d %-19s %-22s ", (__s64)(e->ts - s->start_ns) / 1e9,
 	       e->cpu, event_defs[e->type].name, e->pid ? task : "-");

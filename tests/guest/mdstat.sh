@@ -3,7 +3,7 @@
 # with the series, or stock (tests/check boots both).  Every number is
 # checked against what the scenario made or what tracefs saw of it.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 28
+tap_plan 31
 
 mdload_load || exit 1
 mdstat=$top/build/mdstat
@@ -187,9 +187,32 @@ if [ "$patched" = 1 ]; then
 		test "$(jq '.explained_ns * 2 > .wait_ns' <<<"$report")" = true
 else
 	tap_equal "hotplug: culprits are unavailable, and said so" null "$(jq .culprits <<<"$report")"
-	tap_ok "hotplug: # SKIP no culprit stack without the series"
-	tap_ok "hotplug: # SKIP no culprit share without the series"
+	tap_skip "hotplug: the culprit's stack" "no culprits without the series"
+	tap_skip "hotplug: the culprit's share of the wait" "no culprits without the series"
 fi
+
+# --- Affinity: taskset moves a task sleeping 400 ms in a section on cpu1
+# to cpu2, and blocks until the section ends.
+rehoming() {
+	local start end
+	"$mdsection" -c 1 -S 400ms >/dev/null &
+	wait_pinned 1 1
+	start=$(date +%s%N)
+	taskset -p -c 2 $! >/dev/null
+	end=$(date +%s%N)
+	echo "$! $(( (end - start) / 1000 ))" >"$work/affinity"
+	wait
+}
+export -f rehoming
+in_scenario rehoming trace -j -e affinity_wait >"$work/trace" 2>"$work/err"
+read -r pinned taskset_us <"$work/affinity"
+tap_equal "affinity: one wait, for the task in the section" 1 \
+	"$(jq -c "select(.event == \"affinity_wait_begin\" and .pid == $pinned and .cpu == 1)" "$work/trace" | wc -l)"
+tap_equal "affinity: taskset is the one that waited" taskset \
+	"$(jq -r "select(.event == \"affinity_wait_end\" and .pid == $pinned) | .other_comm" "$work/trace")"
+wait_us=$(jq "select(.event == \"affinity_wait_end\" and .pid == $pinned) | .wait_ns / 1000 | floor" "$work/trace")
+tap_check "affinity: the wait is most of taskset's time, not more ($wait_us of $taskset_us us)" \
+	test "${wait_us:-0}" -le "$taskset_us" -a $(( ${wait_us:-0} * 2 )) -ge "$taskset_us"
 
 # --- Bad input, signals and pipes ---------------------------------------------
 before=$(linked)
