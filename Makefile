@@ -2,6 +2,7 @@
 #
 #   make demo    build what is missing, boot the guest, show it at work
 #   make check   every test, host and guest; ends "N passed, N failed"
+#   make bench   every benchmark, in the guest; one table (docs/benchmarks.md)
 #
 # Everything that runs kernel code runs in the QEMU guest (guest/run).
 
@@ -14,7 +15,7 @@ PACKAGES := linux-source-6.1 gcc make patch perl flex bison bc libelf-dev \
 	qemu-system-x86 busybox-static cpio zstd xz-utils kmod util-linux \
 	rt-tests stress-ng trace-cmd jq
 
-.PHONY: all deps kernel mdstat kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
+.PHONY: all deps kernel mdstat bench bench-tools kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
 
 all: kernel mdload mdstat
 
@@ -63,19 +64,21 @@ mdstat: kernel
 $(BUILD)/mdstat.bpf.o: bpf/mdstat.bpf.c bpf/mdstat.h $(BUILD)/vmlinux.h
 	clang $(BPF_CFLAGS) -I$(BUILD) -Ibpf -c $< -o $@
 
-$(BUILD)/mdstat.skel.h: $(BUILD)/mdstat.bpf.o
-	bpftool gen skeleton $< name mdstat_bpf >$@.tmp && mv $@.tmp $@
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	bpftool gen skeleton $< name $*_bpf >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/mdstat: $(MDSTAT_SOURCES) cli/mdstat/cli.h bpf/mdstat.h $(BUILD)/mdstat.skel.h
 	$(CC) $(USER_CFLAGS) -I$(BUILD) -Ibpf -o $@ $(MDSTAT_SOURCES) -lbpf -lelf -lz
 
 # The test module, built out of tree against a kernel's objects (KOBJ) into
-# MDLOAD, outside the checkout; and its user-space helper.
+# MDLOAD, outside the checkout; and its user-space helpers.
 MDLOAD_SOURCES := guest/mdload/Kbuild guest/mdload/mdload.c guest/mdload/mdload.h
 KOBJ := $(BUILD)/kernel-mdstat/obj
 MDLOAD := $(BUILD)/mdload
 
-mdload: kernel $(BUILD)/mdsection
+MDLOAD_HELPERS := $(BUILD)/mdsection $(BUILD)/mdpairs
+
+mdload: kernel $(MDLOAD_HELPERS)
 	@$(MAKE) -s mdload-module
 
 mdload-module:
@@ -83,9 +86,9 @@ mdload-module:
 	@cp $(MDLOAD_SOURCES) $(MDLOAD)/
 	@$(MAKE) -s -C $(KOBJ) M=$(abspath $(MDLOAD)) modules
 
-$(BUILD)/mdsection: guest/mdload/mdsection.c guest/mdload/mdload.h
+$(MDLOAD_HELPERS): $(BUILD)/%: guest/mdload/%.c guest/mdload/mduser.c guest/mdload/mduser.h guest/mdload/mdload.h
 	@mkdir -p $(BUILD)
-	$(CC) $(USER_CFLAGS) -o $@ $<
+	$(CC) $(USER_CFLAGS) -o $@ $< guest/mdload/mduser.c
 
 shell: kernel mdload mdstat
 	@guest/run --shell
@@ -93,12 +96,28 @@ shell: kernel mdload mdstat
 demo: kernel mdload mdstat
 	@guest/run -- guest/demo
 
+# The benchmarks' BPF consumer of the bare tracepoints.
+bench-tools: kernel
+	@$(MAKE) -s $(BUILD)/tpcount
+
+$(BUILD)/tpcount.bpf.o: bench/tpcount.bpf.c $(BUILD)/vmlinux.h
+	clang $(BPF_CFLAGS) -I$(BUILD) -c $< -o $@
+
+$(BUILD)/tpcount: bench/tpcount.c $(BUILD)/tpcount.skel.h
+	$(CC) $(USER_CFLAGS) -I$(BUILD) -o $@ $< -lbpf -lelf -lz
+
 # The guest tests on our kernel, then mdstat's on the stock one.
 STOCK_KERNEL := $(BUILD)/kernel-stock
-check: kernel mdload mdstat kernel-stock
+check: kernel mdload mdstat bench-tools kernel-stock
 	@$(MAKE) -s mdload-module KOBJ=$(STOCK_KERNEL)/obj MDLOAD=$(STOCK_KERNEL)/mdload
 	@MDSTAT_STOCK_BZIMAGE=$(STOCK_KERNEL)/obj/arch/x86/boot/bzImage \
 		MDSTAT_STOCK_MDLOAD_KO=$(abspath $(STOCK_KERNEL))/mdload/mdload.ko tests/check
+
+# Every benchmark, in the guest on both kernels, and one table (bench/run,
+# docs/benchmarks.md); COLD=1 also times a build with nothing cached.
+bench: kernel mdload mdstat bench-tools kernel-stock
+	@$(MAKE) -s mdload-module KOBJ=$(STOCK_KERNEL)/obj MDLOAD=$(STOCK_KERNEL)/mdload
+	@bench/run $(if $(COLD),--cold)
 
 # Hotplug, sections, affinity storms and RT pushes at once, for DURATION
 # seconds (guest/torture); a short run is part of make check.
@@ -109,7 +128,7 @@ torture: kernel mdload
 # The same tests on the debug kernel: any lockdep or sleep-in-atomic splat
 # fails them.
 DEBUG_KERNEL := $(BUILD)/kernel-mdstat-debug
-check-debug: kernel-debug $(BUILD)/mdsection
+check-debug: kernel-debug $(MDLOAD_HELPERS)
 	@$(MAKE) -s mdload-module KOBJ=$(DEBUG_KERNEL)/obj MDLOAD=$(DEBUG_KERNEL)/mdload
 	@MDSTAT_BZIMAGE=$(DEBUG_KERNEL)/obj/arch/x86/boot/bzImage \
 		MDSTAT_MDLOAD_KO=$(abspath $(DEBUG_KERNEL))/mdload/mdload.ko tests/check

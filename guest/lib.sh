@@ -59,13 +59,14 @@ rq_stat() {
 		this && $1 == field { print $NF; exit }' /sys/kernel/debug/sched/debug
 }
 
-# stuck_ms FILE PID: milliseconds PID, pinned, waited for its CPU in the
-# trace FILE: from each sched_pinned_preempt to the sched_switch back to it.
+# stuck_ms FILE PID [DECIMALS]: milliseconds PID, pinned, waited for its CPU
+# in the trace FILE: from each sched_pinned_preempt to the sched_switch back
+# to it; a whole number unless DECIMALS says otherwise.
 stuck_ms() {
-	awk -v pid="$2" '
+	awk -v pid="$2" -v decimals="${3:-0}" '
 		/ sched_pinned_preempt: / && $0 ~ " pid=" pid " " { t = $4 + 0 }
 		/ sched_switch: / && t && $0 ~ "next_pid=" pid " " { total += $4 - t; t = 0 }
-		END { printf "%d\n", total * 1000 }' "$1"
+		END { printf "%.*f\n", decimals, decimals ? total * 1000 : int(total * 1000) }' "$1"
 }
 
 # pinned_on CPU: how many tasks are pinned to CPU: rq->nr_pinned, which

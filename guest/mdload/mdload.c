@@ -6,7 +6,8 @@
  * calling thread: nested migrate_disable(), a preemptible busy-spin, a sleep,
  * and the matching migrate_enable()s, reporting the CPU at entry and exit.
  * The section always ends before the ioctl returns; a fatal signal only cuts
- * the spin and the sleep short.
+ * the spin and the sleep short.  MDLOAD_PAIRS times disable/enable pairs
+ * for the fast-path benchmark.
  */
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
@@ -101,13 +102,10 @@ static void mdload_run_section(struct mdload_section *s)
 		migrate_enable();
 }
 
-static long mdload_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long mdload_section_ioctl(struct mdload_section __user *uptr)
 {
-	struct mdload_section __user *uptr = (void __user *)arg;
 	struct mdload_section s;
 
-	if (cmd != MDLOAD_SECTION)
-		return -ENOTTY;
 	if (copy_from_user(&s, uptr, sizeof(s)))
 		return -EFAULT;
 	if (!mdload_request_valid(&s))
@@ -118,6 +116,78 @@ static long mdload_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (copy_to_user(uptr, &s, sizeof(s)))
 		return -EFAULT;
 	return 0;
+}
+
+/* Pairs between checks for a fatal signal: the check stays out of the timing. */
+#define MDLOAD_PAIRS_BATCH	4096
+
+static void mdload_pairs_batch(u32 kind, u64 n)
+{
+	u64 i;
+
+	switch (kind) {
+	case MDLOAD_PAIRS_PREEMPT:
+		for (i = 0; i < n; i++) {
+			preempt_disable();
+			preempt_enable();
+		}
+		break;
+	case MDLOAD_PAIRS_MIGRATE:
+	case MDLOAD_PAIRS_MIGRATE_NESTED:
+		for (i = 0; i < n; i++) {
+			migrate_disable();
+			migrate_enable();
+		}
+		break;
+	}
+}
+
+static void mdload_run_pairs(struct mdload_pairs *p)
+{
+	u64 start = ktime_get_ns(), n;
+
+	if (p->kind == MDLOAD_PAIRS_MIGRATE_NESTED)
+		migrate_disable();
+	for (p->done = 0; p->done < p->count; p->done += n) {
+		if (fatal_signal_pending(current))
+			break;
+		n = min_t(u64, p->count - p->done, MDLOAD_PAIRS_BATCH);
+		mdload_pairs_batch(p->kind, n);
+	}
+	if (p->kind == MDLOAD_PAIRS_MIGRATE_NESTED)
+		migrate_enable();
+	p->elapsed_ns = ktime_get_ns() - start;
+	p->cpu = raw_smp_processor_id();
+	p->interrupted = p->done < p->count;
+}
+
+static long mdload_pairs_ioctl(struct mdload_pairs __user *uptr)
+{
+	struct mdload_pairs p;
+
+	if (copy_from_user(&p, uptr, sizeof(p)))
+		return -EFAULT;
+	if (p.kind >= MDLOAD_NR_PAIRS_KINDS || p.reserved ||
+	    !p.count || p.count > MDLOAD_MAX_PAIRS)
+		return -EINVAL;
+
+	mdload_run_pairs(&p);
+
+	if (copy_to_user(uptr, &p, sizeof(p)))
+		return -EFAULT;
+	return 0;
+}
+
+static long mdload_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	switch (cmd) {
+	case MDLOAD_SECTION:
+		return mdload_section_ioctl((void __user *)arg);
+	case MDLOAD_PAIRS:
+		return mdload_pairs_ioctl((void __user *)arg);
+	default:
+		return -ENOTTY;
+	}
 }
 
 static const struct file_operations mdload_fops = {

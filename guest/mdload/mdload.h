@@ -38,7 +38,32 @@ struct mdload_section {
 	__u32 reserved;		/* 0 */
 };
 
+/*
+ * Timed pairs, for the fast-path benchmark: @count times a disable and the
+ * matching enable, back to back and preemptible between pairs, timed as a
+ * whole.  The floor is a preempt_disable()/preempt_enable() pair.
+ */
+enum mdload_pairs_kind {
+	MDLOAD_PAIRS_PREEMPT,		/* preempt_disable(), preempt_enable() */
+	MDLOAD_PAIRS_MIGRATE,		/* outermost migrate_disable(), migrate_enable() */
+	MDLOAD_PAIRS_MIGRATE_NESTED,	/* the same inside an outer migrate_disable() */
+	MDLOAD_NR_PAIRS_KINDS,
+};
+
+#define MDLOAD_MAX_PAIRS	10000000ULL
+
+struct mdload_pairs {
+	__u32 kind;		/* in: enum mdload_pairs_kind */
+	__u32 reserved;		/* 0 */
+	__u64 count;		/* in: 1 .. MDLOAD_MAX_PAIRS */
+	__s32 cpu;		/* out: the CPU it ran on at the end */
+	__u32 interrupted;	/* out: 1 if a fatal signal cut it short */
+	__u64 done;		/* out: pairs run */
+	__u64 elapsed_ns;	/* out: time for them */
+};
+
 #define MDLOAD_IOC_MAGIC	'M'
 #define MDLOAD_SECTION		_IOWR(MDLOAD_IOC_MAGIC, 1, struct mdload_section)
+#define MDLOAD_PAIRS		_IOWR(MDLOAD_IOC_MAGIC, 2, struct mdload_pairs)
 
 #endif /* _MDLOAD_H */

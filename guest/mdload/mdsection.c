@@ -10,7 +10,6 @@
 #define _GNU_SOURCE
 #include <argp.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
@@ -20,16 +19,7 @@
 #include <unistd.h>
 
 #include "mdload.h"
-
-/* Exit statuses, one per cause. */
-enum {
-	EXIT_USAGE = 2,		/* bad arguments */
-	EXIT_NO_DEVICE = 3,	/* mdload is not loaded */
-	EXIT_NO_PERMISSION = 4,	/* not root */
-	EXIT_REFUSED = 5,	/* the module refused the request (EINVAL) */
-	EXIT_IOCTL = 6,		/* any other failure of the ioctl */
-	EXIT_SETUP = 7,		/* affinity or scheduling policy not set */
-};
+#include "mduser.h"
 
 struct options {
 	struct mdload_section req;
@@ -57,20 +47,7 @@ static const struct argp_option option_list[] = {
 static const char doc[] =
 	"Run migrate-disabled sections through /dev/mdload (the mdload module).\v"
 	"TIME is a number with a unit: ns, us, ms or s (e.g. 500us, 10ms).\n"
-	"Exit status: 0 done, 2 bad arguments, 3 no /dev/mdload, 4 not permitted, "
-	"5 request refused by the module (out of bounds), 6 other ioctl failure, "
-	"7 affinity or policy could not be set (or no go with --wait).";
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	if (*s == '-')
-		return -1;
-	*out = strtoull(s, &end, 0);
-	return errno || end == s || *end ? -1 : 0;
-}
+	MDUSER_EXIT_DOC " (or no go with --wait).";
 
 static int parse_time_ns(const char *s, uint64_t *ns)
 {
@@ -174,18 +151,7 @@ static int setup_thread(const struct options *o)
 			return -1;
 		}
 	}
-	if (o->cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(o->cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set)) {
-			fprintf(stderr, "mdsection: cannot pin to CPU %d: %s\n",
-				o->cpu, strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
+	return o->cpu >= 0 ? pin_to_cpu("mdsection", o->cpu) : 0;
 }
 
 static void print_section(const struct options *o, const struct mdload_section *s)
@@ -199,36 +165,18 @@ static void print_section(const struct options *o, const struct mdload_section *
 	       s->interrupted ? (o->json ? "true" : "yes") : (o->json ? "false" : "no"));
 }
 
-static int ioctl_exit_status(int err)
-{
-	switch (err) {
-	case EINVAL:
-		return EXIT_REFUSED;
-	case EACCES:
-	case EPERM:
-		return EXIT_NO_PERMISSION;
-	default:
-		return EXIT_IOCTL;
-	}
-}
-
 int main(int argc, char **argv)
 {
 	static const struct argp argp = { option_list, parse_option, NULL, doc };
 	struct options o = { .req.depth = 1, .count = 1, .cpu = -1 };
-	int fd;
+	int fd, status;
 
 	argp_err_exit_status = EXIT_USAGE;
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
 
-	fd = open(MDLOAD_DEVICE, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		int err = errno;
-
-		fprintf(stderr, "mdsection: cannot open %s: %s%s\n", MDLOAD_DEVICE,
-			strerror(err), err == ENOENT ? " (is mdload loaded?)" : "");
-		return err == EACCES || err == EPERM ? EXIT_NO_PERMISSION : EXIT_NO_DEVICE;
-	}
+	fd = mdload_open("mdsection", &status);
+	if (fd < 0)
+		return status;
 	if (setup_thread(&o))
 		return EXIT_SETUP;
 

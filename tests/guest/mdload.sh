@@ -3,7 +3,7 @@
 # out-of-bound requests refused without harm, root only, and it survives a
 # caller killed mid-section.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 15
+tap_plan 20
 
 tap_check "mdload loads" mdload_load
 tap_equal "/dev/mdload is root-only" "600 root" "$(stat -c '%a %U' /dev/mdload)"
@@ -63,6 +63,29 @@ tap_check "the affinity changes moved a thread between its sections" \
 	test "$(awk '{ seen[$1 " " $2] = 1 } END { for (k in seen) { split(k, a, " "); n[a[1]]++ }
 		for (p in n) if (n[p] > 1) moved++; print moved + 0 }' "$log")" -gt 0
 rm -f "$log" "$log".?
+
+# Timed pairs (MDLOAD_PAIRS, the fast-path benchmark): each kind runs all
+# it was asked for and leaves nr_pinned as it was; bad requests are refused.
+mdpairs=$top/build/mdpairs
+before=$(rq_stat 1 nr_pinned)
+ran=0
+for kind in preempt migrate nested; do
+	out=$("$mdpairs" -c 1 -k "$kind" -n 20000 -r 2)
+	tap_diag "$out"
+	ran=$((ran + $(grep -c "^kind=$kind cpu=1 pairs=20000 .* interrupted=no$" <<<"$out")))
+done
+tap_equal "mdpairs ran 2 runs of 20000 pairs of each kind on cpu1" 6 "$ran"
+tap_equal "and nr_pinned of cpu1 is as it was" "$before" "$(rq_stat 1 nr_pinned)"
+refused=0
+for request in "-n 0" "-n 10000001" "-R 1"; do
+	"$mdpairs" $request 2>/dev/null
+	[ $? = 5 ] && refused=$((refused + 1))
+done
+tap_equal "3 out-of-bound pair requests refused with EINVAL" 3 "$refused"
+"$mdpairs" -k sideways 2>/dev/null
+tap_equal "mdpairs: a bad kind is bad usage (exit status 2)" 2 $?
+setpriv --reuid=65534 --regid=65534 --clear-groups "$mdpairs" 2>/dev/null
+tap_equal "mdpairs: an unprivileged caller is refused (exit status 4)" 4 $?
 
 # A caller killed in the middle of a 1 s section: the section ends early,
 # the module keeps working and can be unloaded (no reference left behind).

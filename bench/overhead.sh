@@ -1,0 +1,45 @@
+#!/bin/bash
+# Benchmark 2, in the guest: what watching costs a scheduler-heavy load.
+# hackbench (rt-tests) runs with nothing attached, under "mdstat top",
+# under "mdstat trace", and under bench/stacking-peer.bt, the bpftrace
+# script that gathers the same stacking data from sched_switch.  Each tool
+# starts the load itself once it is attached (-- CMD, -c CMD), and the
+# four take turns round by round; the figure is the median, over rounds,
+# of the load's time under the tool divided by its time alone.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+rounds=${BENCH_ROUNDS:-7}
+load=(hackbench -g "${BENCH_HACKBENCH_GROUPS:-4}" -l "${BENCH_HACKBENCH_LOOPS:-100}")
+work=$(mktemp -d)
+
+# load_seconds MODE: hackbench's own time, run under MODE.
+load_seconds() {
+	case $1 in
+	none)	"${load[@]}" ;;
+	top)	"$mdstat" top -b -- "${load[@]}" ;;
+	trace)	"$mdstat" trace -- "${load[@]}" ;;
+	peer)	bpftrace -c "${load[*]}" "$top/bench/stacking-peer.bt" ;;
+	esac >"$work/out" 2>&1
+	sed -n 's/^Time: \([0-9.]*\)$/\1/p' "$work/out" | grep . ||
+		{ echo "bench: no hackbench time under $1:" >&2; tail -n 5 "$work/out" >&2; exit 1; }
+}
+
+modes=(top trace peer)
+for round in $(seq "$rounds"); do
+	base=$(load_seconds none) || exit 1
+	echo "$base" >>"$work/none"
+	for mode in "${modes[@]}"; do
+		t=$(load_seconds "$mode") || exit 1
+		ratio "$t" "$base" 4 >>"$work/$mode"
+	done
+done
+
+record overhead.load "${load[*]}"
+record overhead.rounds "$rounds"
+record overhead.none_s "$(quantile 0.5 "$work/none")"
+for mode in "${modes[@]}"; do
+	record "overhead.$mode.ratio" "$(quantile 0.5 "$work/$mode")"
+	record "overhead.$mode.spread" "$(spread "$work/$mode")"
+done
+rm -rf "$work"

@@ -1,0 +1,205 @@
+#!/bin/bash
+# Every one-liner of docs/one-liners.md, taken from the page as it stands
+# and run with Debian's bpftrace against a scenario that makes it print
+# something; what it prints is checked against what the scenario did,
+# mostly the same events recorded at the same time in a tracefs instance.
+# On a kernel without the series only the one-liners marked *stock* run.
+. "$(dirname "$0")/../lib.sh"
+tap_plan 22
+
+doc=$top/docs/one-liners.md
+work=$(mktemp -d)
+mdload_load || exit 1
+patched=
+[ -d /sys/kernel/tracing/events/sched/sched_pinned_preempt ] && patched=1
+
+# one_liner N: the command of one-liner N, as the page has it.
+one_liner() {
+	awk -v n="$1." '/^### / { this = ($2 == n) } this && /^bpftrace -e / { print; exit }' "$doc"
+}
+
+# stock_one N: whether one-liner N is marked to work without the series.
+stock_one() {
+	grep -q "^### $1\. .*(\*stock\*)" "$doc"
+}
+
+# start N...: start those one-liners that this kernel can run, each in the
+# background with its output in $work/N; wait until all are attached.
+# $ran lists the ones started.
+start() {
+	local n cmd _
+	ran=()
+	for n; do
+		[ -n "$patched" ] || stock_one "$n" || continue
+		cmd=$(one_liner "$n")
+		[ -n "$cmd" ] || { tap_fail "one-liner $n is on the page"; continue; }
+		(eval "exec $cmd") >"$work/$n" 2>&1 &
+		declare -g "tracer_$n=$!"
+		ran+=("$n")
+	done
+	for n in "${ran[@]}"; do
+		for _ in $(seq 900); do
+			grep -q -e '^Attaching' -e ERROR "$work/$n" && break
+			sleep 0.1
+		done
+	done
+}
+
+# stop: end the one-liners started (they print their maps).
+stop() {
+	local n pid
+	for n in "${ran[@]}"; do
+		pid=tracer_$n
+		kill -INT "${!pid}"
+		wait "${!pid}"
+		tap_diag "one-liner $n: $(grep -v '^$' "$work/$n" | head -n 12 | cut -c1-120)"
+	done
+}
+
+# runs N: whether one-liner N was started.
+runs() {
+	[[ " ${ran[*]} " == *" $1 "* ]]
+}
+
+# map_value N KEY: the value of "KEY: value" in one-liner N's output.
+map_value() {
+	awk -v key="$2: " 'index($0, key) == 1 { print substr($0, length(key) + 1); exit }' "$work/$1"
+}
+
+# hist_count N MAP [BUCKET]: the samples of histogram MAP ("@stuck_us",
+# "@wait_ms[3]") in one-liner N's output, or of its bucket BUCKET ("[2, 3)").
+hist_count() {
+	awk -v map="$2:" -v bucket="${3:-}" '
+		$0 == map || index($0, map " ") == 1 { in_map = 1; next }
+		in_map && !/^\[/ { in_map = 0 }
+		in_map && (bucket == "" || index($0, bucket) == 1) {
+			for (i = 2; i <= NF; i++) if ($i ~ /^\|/) n += $(i - 1)
+		}
+		END { print n + 0 }' "$work/$1"
+}
+
+# check N NAME COMMAND...: a result for one-liner N, skipped where it did not run.
+check() {
+	local n=$1 name="one-liner $1: $2"
+	shift 2
+	if runs "$n"; then
+		tap_check "$name" "$@"
+	else
+		tap_skip "$name" "needs the mdstat series"
+	fi
+}
+
+# equal N NAME WANT GOT: the same, for two values.
+equal() {
+	if runs "$1"; then
+		tap_equal "one-liner $1: $2" "$3" "$4"
+	else
+		tap_skip "one-liner $1: $2" "needs the mdstat series"
+	fi
+}
+
+# --- Stacking: a depth-2 section spins 400 ms on cpu1 while a FIFO 80 task
+# wakes there 5 times.
+start 1 2 3 4 5 6 7
+trace_begin md_one_stack sched_switch ${patched:+sched_pinned_preempt}
+"$mdsection" -c 1 -d 2 -s 400ms >/dev/null &
+pinned=$!
+wait_pinned 1 1
+"$mdsection" -f 80 -c 1 -n 5 -s 2ms -S 20ms >/dev/null &
+preempter=$!
+wait "$preempter" "$pinned"
+sleep 0.3	# a 99 Hz sample on every CPU after the last preemption
+trace_end "$work/trace"
+stop
+[ -z "$patched" ] || md_preempt=$(rq_stat 1 md_stats.pinned_preempt)
+preempted=$(trace_count "$work/trace" sched_pinned_preempt "pid=$pinned")
+switched=$(( $(trace_count "$work/trace" sched_switch "prev_pid=$pinned" prev_state=R) +
+	$(trace_count "$work/trace" sched_switch "prev_pid=$pinned" prev_state=R+) ))
+
+equal 1 "stacked count of the pinned task on cpu1 is tracefs's ($preempted)" \
+	"$preempted" "$(map_value 1 "@stacked[mdsection, $pinned, 1]")"
+check 1 "at least the 5 wakeups preempted it" test "$preempted" -ge 5
+equal 2 "preemptions by the FIFO 80 task (prio 19) are tracefs's" \
+	"$(trace_count "$work/trace" sched_pinned_preempt next_comm=mdsection next_prio=19)" \
+	"$(map_value 2 "@preempted_by[mdsection, 19]")"
+equal 3 "one stuck time per sched_pinned_preempt" \
+	"$(trace_count "$work/trace" sched_pinned_preempt)" "$(hist_count 3 @stuck_us)"
+check 4 "the longest wait is keyed by a stack inside mdload" grep -q 'mdload' "$work/4"
+check 4 "and is over 0 us" test "$(sed -n 's/^\]: \([0-9]*\)$/\1/p' "$work/4" | sort -n | tail -n 1)" -gt 0
+# Without the series the ground truth is looser: at least the 5 wakeups, at
+# most every runnable switch-out of the task (some come before its section).
+depth=$(hist_count 5 '@depth[mdsection]')
+if [ -n "$patched" ]; then
+	equal 5 "one depth per sched_pinned_preempt of the task ($preempted)" "$preempted" "$depth"
+else
+	check 5 "between 5 and the $switched runnable switch-outs of the task ($depth)" \
+		test "$depth" -ge 5 -a "$depth" -le "$switched"
+fi
+equal 5 "all of them at depth 2" "$depth" "$(hist_count 5 '@depth[mdsection]' '[2, 3)')"
+check 6 "cpu1 was sampled with a task pinned ($(hist_count 6 '@nr_pinned[1]' '[1, 2)') samples)" \
+	test "$(hist_count 6 '@nr_pinned[1]' '[1, 2)')" -ge 5
+equal 6 "cpu1 had at most 2 pinned (the two sections)" \
+	"$(hist_count 6 '@nr_pinned[1]')" \
+	"$(( $(hist_count 6 '@nr_pinned[1]' '[0, 1)') + $(hist_count 6 '@nr_pinned[1]' '[1, 2)') +
+	     $(hist_count 6 '@nr_pinned[1]' '[2, 3)') ))"
+equal 7 "cpu1's md_stats.pinned_preempt is sched/debug's" \
+	"${md_preempt:-}" "$(map_value 7 '@pinned_preempt[1]')"
+
+# --- The article's scenario: a pinned FIFO 10 task preempted on cpu1 by a
+# FIFO 50 task that spins 200 ms, pushed away when cpu2 pulls.
+start 8 9 10
+trace_begin md_one_push sched_push_queued sched_push_done
+sched_feature NO_RT_PUSH_IPI
+push_scenario "${held_spinner[@]}" 0.2 >/dev/null
+trace_end "$work/trace"
+stop
+dest=$(grep " sched_push_done: .* cpu=1 result=moved" "$work/trace" | head -n 1 | grep -o 'dest_cpu=[0-9]*' | cut -d= -f2)
+equal 8 "rt_pull pushes counted as tracefs did" \
+	"$(trace_count "$work/trace" sched_push_queued site=rt_pull)" "$(map_value 8 '@queued[rt_pull]')"
+check 8 "the scenario made one" test -n "$(map_value 8 '@queued[rt_pull]')"
+equal 9 "pushes from cpu1 that moved the task to cpu${dest:-?}, as tracefs" \
+	"$(trace_count "$work/trace" sched_push_done cpu=1 result=moved "dest_cpu=${dest:-x}")" \
+	"$(map_value 9 "@done[1, moved, ${dest:-x}]")"
+equal 10 "one latency per push done on cpu1" \
+	"$(trace_count "$work/trace" sched_push_done cpu=1)" "$(hist_count 10 '@push_us[1]')"
+
+# --- cpu3 goes offline while a task sleeps 800 ms in a section there and
+# another spins there unpinned: the offline waits for the section.
+start 11 12 13 14
+trace_begin md_one_hotplug ${patched:+sched_hotplug_wait_begin sched_hotplug_wait_end sched_balance_push}
+offline_cpu3_scenario 800ms >/dev/null
+echo 1 >/sys/devices/system/cpu/cpu3/online
+kill "$spinner"
+wait "$pinned" "$spinner" 2>/dev/null
+trace_end "$work/trace"
+stop
+begin=$(grep -o 'sched_hotplug_wait_begin: cpu=3 nr_running=[0-9]* nr_pinned=[0-9]*' "$work/trace" | head -n 1)
+equal 11 "one hotplug wait of cpu3, in tracefs and the histogram" \
+	"1 1" "$(trace_count "$work/trace" sched_hotplug_wait_end cpu=3) $(hist_count 11 '@wait_ms[3]')"
+key=$(sed -n 's/.*cpu=3 nr_running=\([0-9]*\) nr_pinned=\([0-9]*\)/@waits[3, \1, \2]/p' <<<"$begin")
+equal 12 "the wait's start as tracefs has it (${key:-no wait in tracefs})" 1 "$(map_value 12 "${key:-none}")"
+equal 13 "the pinned task was left running as often as tracefs says" \
+	"$(trace_count "$work/trace" sched_balance_push "pid=$pinned" pinned=1)" \
+	"$(map_value 13 '@[mdsection, left running, pinned]')"
+check 13 "the spinner was pushed off" test -n "$(map_value 13 '@[perl, pushed off]')"
+equal 14 "one offline of cpu3" 1 "$(hist_count 14 '@offline_ms[3]')"
+
+# --- taskset moves a task sleeping 300 ms in a section on cpu1 to cpu2.
+start 15 16
+trace_begin md_one_affinity ${patched:+sched_affinity_wait_end}
+"$mdsection" -c 1 -S 300ms >/dev/null &
+pinned=$!
+wait_pinned 1 1
+taskset -p -c 2 "$pinned" >/dev/null 2>&1 &
+caller=$!
+wait "$caller" "$pinned"
+trace_end "$work/trace"
+stop
+wait_us=$(grep " sched_affinity_wait_end: pid=$pinned caller_pid=$caller " "$work/trace" |
+	sed -n 's/.*wait_ns=\([0-9]*\).*/\1/p' | head -n 1)
+equal 15 "taskset's wait for the pinned task, as tracefs" \
+	"taskset/$caller waited $((${wait_us:-0} / 1000)) us for mdsection/$pinned" \
+	"$(grep "^taskset/" "$work/15" | head -n 1)"
+equal 16 "one affinity wait by taskset" 1 "$(hist_count 16 '@wait_us[taskset]')"
+
+rm -rf "$work"
