@@ -3,14 +3,16 @@
 # hackbench (rt-tests) runs with nothing attached, under "mdstat top",
 # under "mdstat trace", and under bench/stacking-peer.bt, the bpftrace
 # script that gathers the same stacking data from sched_switch.  Each tool
-# starts the load itself once it is attached (-- CMD, -c CMD), and the
-# four take turns round by round; the figure is the median, over rounds,
-# of the load's time under the tool divided by its time alone.
+# starts the load itself once it is attached (-- CMD, -c CMD).  After one
+# run to warm up (the emulator translates code as it first runs), the four
+# take turns, in an order that rotates every round; the figure is the
+# median, over rounds, of the load's time under the tool divided by its
+# time alone in the same round.
 set -u
 . "$(dirname "$0")/lib.sh"
 
 rounds=${BENCH_ROUNDS:-7}
-load=(hackbench -g "${BENCH_HACKBENCH_GROUPS:-4}" -l "${BENCH_HACKBENCH_LOOPS:-100}")
+load=("$(command -v hackbench)" -g "${BENCH_HACKBENCH_GROUPS:-4}" -l "${BENCH_HACKBENCH_LOOPS:-100}")
 work=$(mktemp -d)
 
 # load_seconds MODE: hackbench's own time, run under MODE.
@@ -25,13 +27,17 @@ load_seconds() {
 		{ echo "bench: no hackbench time under $1:" >&2; tail -n 5 "$work/out" >&2; exit 1; }
 }
 
-modes=(top trace peer)
+load_seconds none >/dev/null || exit 1
+turns=(none top trace peer)
+modes=("${turns[@]:1}")
 for round in $(seq "$rounds"); do
-	base=$(load_seconds none) || exit 1
-	echo "$base" >>"$work/none"
+	for i in "${!turns[@]}"; do
+		mode=${turns[(i + round) % ${#turns[@]}]}
+		load_seconds "$mode" >"$work/$mode.last" || exit 1
+	done
+	cat "$work/none.last" >>"$work/none"
 	for mode in "${modes[@]}"; do
-		t=$(load_seconds "$mode") || exit 1
-		ratio "$t" "$base" 4 >>"$work/$mode"
+		ratio "$(cat "$work/$mode.last")" "$(cat "$work/none.last")" 4 >>"$work/$mode"
 	done
 done
 
