@@ -13,7 +13,7 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-missing-field-initializers -Werror
 PACKAGES := linux-source-6.1 gcc make patch perl flex bison bc libelf-dev \
 	libssl-dev dwarves ccache clang llvm libbpf-dev bpftool bpftrace \
 	qemu-system-x86 busybox-static cpio zstd xz-utils kmod util-linux \
-	rt-tests stress-ng trace-cmd jq
+	rt-tests stress-ng trace-cmd jq python3 linux-perf
 
 .PHONY: all deps kernel mdstat bench bench-tools kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
 
@@ -128,7 +128,7 @@ torture: kernel mdload
 # The same tests on the debug kernel: any lockdep or sleep-in-atomic splat
 # fails them.
 DEBUG_KERNEL := $(BUILD)/kernel-mdstat-debug
-check-debug: kernel-debug $(MDLOAD_HELPERS)
+check-debug: kernel-debug mdstat bench-tools $(MDLOAD_HELPERS)
 	@$(MAKE) -s mdload-module KOBJ=$(DEBUG_KERNEL)/obj MDLOAD=$(DEBUG_KERNEL)/mdload
 	@MDSTAT_BZIMAGE=$(DEBUG_KERNEL)/obj/arch/x86/boot/bzImage \
 		MDSTAT_MDLOAD_KO=$(abspath $(DEBUG_KERNEL))/mdload/mdload.ko tests/check

@@ -5,7 +5,11 @@
 # interleaved round by round.  On a kernel with the series, also with the
 # bare tracepoints on and a trivial BPF consumer attached (bench/tpcount).
 # Each figure is the median over the rounds of a ratio taken within one
-# round, so the emulator's speed cancels out.
+# round, so the emulator's speed cancels out.  Besides the floor, the
+# outermost pair is also given per nested pair: the nested path is the
+# same code with and without the series, which makes it the fairer yard-
+# stick between two boots (the floor itself moved by 10% from one boot to
+# another in our runs).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -46,13 +50,14 @@ for round in $(seq "$rounds"); do
 	for kind in migrate nested ${tp:+migrate-tp nested-tp}; do
 		ratio "$(cat "$work/$kind.$round")" "$(cat "$work/preempt.$round")" >>"$work/$kind.ratio"
 	done
+	ratio "$(cat "$work/migrate.$round")" "$(cat "$work/nested.$round")" >>"$work/per-nested.ratio"
 	cat "$work/preempt.$round" >>"$work/preempt.ns"
 done
 
 record "fastpath.$flavour.rounds" "$rounds"
 record "fastpath.$flavour.pairs" "$pairs"
 record "fastpath.$flavour.preempt_ns" "$(quantile 0.5 "$work/preempt.ns")"
-for kind in migrate nested ${tp:+migrate-tp nested-tp}; do
+for kind in migrate nested ${tp:+migrate-tp nested-tp} per-nested; do
 	record "fastpath.$flavour.$kind.ratio" "$(quantile 0.5 "$work/$kind.ratio")"
 	record "fastpath.$flavour.$kind.spread" "$(spread "$work/$kind.ratio")"
 done

@@ -1,0 +1,113 @@
+#!/bin/bash
+# The latency-investigation scripts of scripts/, each run live against a
+# scenario and on a trace-cmd recording of one, their reports checked
+# against what the scenario did and what tracefs recorded beside them.
+. "$(dirname "$0")/../lib.sh"
+tap_plan 22
+
+mdload_load || exit 1
+scripts=$top/scripts
+work=$(mktemp -d)
+
+# --- md-stacking-report: a depth-2 section spins 600 ms on cpu1 while a
+# FIFO 80 task wakes there 5 times; then the article's push scenario.
+stacking_workload() {
+	"$mdsection" -c 1 -d 2 -s 600ms >/dev/null &
+	stacked_pid=$!
+	wait_pinned 1 1
+	"$mdsection" -f 80 -c 1 -n 5 -s 2ms -S 20ms >/dev/null
+	wait "$stacked_pid"
+	sched_feature NO_RT_PUSH_IPI
+	push_scenario "${held_spinner[@]}" 0.2 >/dev/null
+}
+trace_begin md_scripts_stack sched_pinned_preempt sched_push_queued sched_push_done
+"$scripts/md-stacking-report" -o "$work" 6 >"$work/out" 2>&1 &
+reporter=$!
+sleep 1
+stacking_workload
+wait "$reporter"
+tap_equal "md-stacking-report records a window" 0 $?
+trace_end "$work/trace"
+tap_diag "$(head -n 12 "$work/out")"
+want=$(trace_count "$work/trace" sched_pinned_preempt "pid=$stacked_pid")
+tap_equal "it counts the preemptions of the pinned task that tracefs saw ($want)" "$want" \
+	"$(awk -v pid="$stacked_pid" '$1 == pid && $2 == "mdsection" { print $5 }' "$work/report.txt")"
+tap_check "at least the 5 wakeups" test "$want" -ge 5
+tap_check "the push scenario queued a push on cpu1" test "$(trace_count "$work/trace" sched_push_queued cpu=1)" -ge 1
+tap_equal "it lists the push queued and done on cpu1" \
+	"$(trace_count "$work/trace" sched_push_queued cpu=1) $(trace_count "$work/trace" sched_push_done cpu=1)" \
+	"$(grep -c ' cpu1 queued ' "$work/report.txt") $(grep -c ' cpu1 done ' "$work/report.txt")"
+# The SVG, parsed by Python's XML parser: a bar per preemption, a marker
+# per push event.
+svg_counts() {
+	python3 -c '
+import sys, xml.etree.ElementTree as ET
+ns = {"s": "http://www.w3.org/2000/svg"}
+root = ET.parse(sys.argv[1]).getroot()
+cls = lambda el: el.get("class", "").split()
+print(sum("stacked" in cls(r) for r in root.iter("{http://www.w3.org/2000/svg}rect")),
+      sum("queued" in cls(p) for p in root.iter("{http://www.w3.org/2000/svg}polygon")),
+      sum("done" in cls(c) for c in root.iter("{http://www.w3.org/2000/svg}circle")))' "$1"
+}
+tap_equal "stacking.svg is well formed, a bar per preemption and a marker per push event" \
+	"$(trace_count "$work/trace" sched_pinned_preempt) $(trace_count "$work/trace" sched_push_queued) $(trace_count "$work/trace" sched_push_done)" \
+	"$(svg_counts "$work/stacking.svg" 2>&1)"
+
+# The same workload recorded by trace-cmd, reported from its trace.dat.
+mkdir "$work/cmd"
+(cd "$work/cmd" && trace-cmd record -q -e sched:sched_pinned_preempt -e sched:sched_switch \
+	-e sched:sched_push_queued -e sched:sched_push_done -o trace.dat \
+	bash -c '. "$1/tests/lib.sh"; "$2" -c 1 -d 2 -s 600ms >/dev/null & p=$!; wait_pinned 1 1
+		"$2" -f 80 -c 1 -n 5 -s 2ms -S 20ms >/dev/null; wait $p; echo "$p" >pid' _ "$top" "$mdsection" \
+	>/dev/null 2>&1)
+tap_equal "trace-cmd recorded the workload" 0 $?
+"$scripts/md-stacking-report" -i "$work/cmd/trace.dat" -o "$work/cmd" >/dev/null 2>&1
+tap_equal "md-stacking-report reads the trace.dat" 0 $?
+trace-cmd report -i "$work/cmd/trace.dat" >"$work/cmd/text" 2>/dev/null
+cmd_pid=$(cat "$work/cmd/pid")
+want=$(grep -c "sched_pinned_preempt: .* pid=$cmd_pid " "$work/cmd/text")
+tap_check "trace-cmd report shows the 5 wakeups preempting it ($want)" test "$want" -ge 5
+tap_equal "and md-stacking-report counts as many" "$want" \
+	"$(awk -v pid="$cmd_pid" '$1 == pid && $2 == "mdsection" { print $5 }' "$work/cmd/report.txt")"
+
+# --- md-hotplug-latency: a task on cpu3 enters a 1 s sleeping section as
+# the script starts; the script offlines cpu3.
+start_held section "$mdsection" -w -c 3 -S 1s
+pinned=$section_pid
+release section
+"$scripts/md-hotplug-latency" -w "$work/hotplug.trace" 3 >"$work/out" 2>&1
+tap_equal "md-hotplug-latency offlines cpu3" 0 $?
+wait "$pinned"
+tap_diag "$(cat "$work/out")"
+tap_equal "and brings it back online" 1 "$(cat /sys/devices/system/cpu/cpu3/online)"
+wait_ns=$(sed -n 's/.*sched_hotplug_wait_end: cpu=3 wait_ns=\([0-9]*\).*/\1/p' "$work/hotplug.trace")
+tap_check "the trace has the wait for the pinned task" test -n "$wait_ns"
+tap_equal "the report gives the wait as traced" \
+	"$(awk -v n="${wait_ns:-0}" 'BEGIN { printf "%.3f", n / 1e6 }')" \
+	"$(sed -n 's/^  waited \([0-9.]*\) ms for pinned tasks.*/\1/p' "$work/out")"
+tap_check "it names the pinned task as one the wait was for" grep -q "^    mdsection/$pinned: " "$work/out"
+tap_check "sched_cpu_wait_empty is its slowest step" \
+	awk '/slowest steps/ { getline; getline; exit !/sched_cpu_wait_empty/ }' "$work/out"
+"$scripts/md-hotplug-latency" -i "$work/hotplug.trace" >"$work/again" 2>&1
+tap_equal "and it reports the same from its own recording" "$(cat "$work/out")" "$(cat "$work/again")"
+
+# --- md-affinity-latency: a task on cpu1 enters a 1 s sleeping section as
+# the script starts; the script moves it to cpu2.
+start_held section "$mdsection" -w -c 1 -S 1s
+pinned=$section_pid
+release section
+"$scripts/md-affinity-latency" "$pinned" 2 >"$work/out" 2>&1
+tap_equal "md-affinity-latency changes the affinity" 0 $?
+tap_diag "$(cat "$work/out")"
+tap_check "it explains the wait: for the task, pinned on cpu1" \
+	grep -q "waited [0-9.]* ms in sched_setaffinity() for mdsection/$pinned, pinned on cpu1" "$work/out"
+tap_check "which slept most of it" \
+	awk '/meanwhile/ { for (i = 1; i <= NF; i++) if ($i == "asleep") exit !($(i + 1) > 100) }' "$work/out"
+wait "$pinned"
+
+# --- Bad input: one line on stderr and the script's exit status.
+"$scripts/md-hotplug-latency" 99 >/dev/null 2>"$work/err"
+tap_equal "a CPU that does not exist: exit status 2, one line" "2 1" "$? $(wc -l <"$work/err")"
+"$scripts/md-stacking-report" -i /dev/null >/dev/null 2>"$work/err"
+tap_equal "a recording with no events: exit status 5, one line" "5 1" "$? $(wc -l <"$work/err")"
+rm -rf "$work"
