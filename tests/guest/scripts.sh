@@ -23,7 +23,11 @@ stacking_workload() {
 trace_begin md_scripts_stack sched_pinned_preempt sched_push_queued sched_push_done
 "$scripts/md-stacking-report" -o "$work" 6 >"$work/out" 2>&1 &
 reporter=$!
-sleep 1
+# Its tracefs instance records once the last of its events is on.
+for _ in $(seq 200); do
+	grep -qs 1 /sys/kernel/tracing/instances/md-stacking-report-*/events/sched/sched_push_done/enable && break
+	sleep 0.05
+done
 stacking_workload
 wait "$reporter"
 tap_equal "md-stacking-report records a window" 0 $?
