@@ -47,7 +47,6 @@ static const char doc[] =
 static error_t parse_option(int key, char *arg, struct argp_state *state)
 {
 	struct options *o = state->input;
-	uint64_t v;
 	int kind;
 
 	switch (key) {
@@ -61,24 +60,16 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		break;
 	case 'n':
 		/* The module checks the bound; only what fits the field passes here. */
-		if (parse_u64(arg, &v))
-			argp_error(state, "bad count '%s'", arg);
-		o->req.count = v;
+		o->req.count = option_u64(state, arg, "count", 0, UINT64_MAX);
 		break;
 	case 'r':
-		if (parse_u64(arg, &v) || !v || v > 1000000)
-			argp_error(state, "bad number of runs '%s'", arg);
-		o->runs = v;
+		o->runs = option_u64(state, arg, "number of runs", 1, 1000000);
 		break;
 	case 'c':
-		if (parse_u64(arg, &v) || v >= CPU_SETSIZE)
-			argp_error(state, "bad CPU '%s'", arg);
-		o->cpu = v;
+		o->cpu = option_u64(state, arg, "CPU", 0, CPU_SETSIZE - 1);
 		break;
 	case 'R':
-		if (parse_u64(arg, &v) || v > UINT32_MAX)
-			argp_error(state, "bad reserved word '%s'", arg);
-		o->req.reserved = v;
+		o->req.reserved = option_u64(state, arg, "reserved word", 0, UINT32_MAX);
 		break;
 	case 'j':
 		o->json = 1;

@@ -82,9 +82,7 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'd':
-		if (parse_u64(arg, &v) || v > UINT32_MAX)
-			argp_error(state, "bad depth '%s'", arg);
-		o->req.depth = v;
+		o->req.depth = option_u64(state, arg, "depth", 0, UINT32_MAX);
 		break;
 	case 's':
 		if (parse_time_ns(arg, &v))
@@ -102,24 +100,16 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		o->req.preempt_off_ns = v;
 		break;
 	case 'n':
-		if (parse_u64(arg, &v) || !v || v > 100000000)
-			argp_error(state, "bad count '%s'", arg);
-		o->count = v;
+		o->count = option_u64(state, arg, "count", 1, 100000000);
 		break;
 	case 'c':
-		if (parse_u64(arg, &v) || v >= CPU_SETSIZE)
-			argp_error(state, "bad CPU '%s'", arg);
-		o->cpu = v;
+		o->cpu = option_u64(state, arg, "CPU", 0, CPU_SETSIZE - 1);
 		break;
 	case 'f':
-		if (parse_u64(arg, &v) || v < 1 || v > 99)
-			argp_error(state, "bad SCHED_FIFO priority '%s' (1-99)", arg);
-		o->fifo_prio = v;
+		o->fifo_prio = option_u64(state, arg, "SCHED_FIFO priority (1-99)", 1, 99);
 		break;
 	case 'F':
-		if (parse_u64(arg, &v) || v > UINT32_MAX)
-			argp_error(state, "bad flags '%s'", arg);
-		o->req.flags = v;
+		o->req.flags = option_u64(state, arg, "flags", 0, UINT32_MAX);
 		break;
 	case 'j':
 		o->json = 1;

@@ -22,6 +22,16 @@ int parse_u64(const char *s, uint64_t *out)
 	return errno || end == s || *end ? -1 : 0;
 }
 
+uint64_t option_u64(struct argp_state *state, const char *arg, const char *what,
+		    uint64_t min, uint64_t max)
+{
+	uint64_t v;
+
+	if (parse_u64(arg, &v) || v < min || v > max)
+		argp_error(state, "bad %s '%s'", what, arg);
+	return v;
+}
+
 int mdload_open(const char *prog, int *status)
 {
 	int fd = open(MDLOAD_DEVICE, O_RDWR | O_CLOEXEC);

@@ -3,6 +3,7 @@
 #ifndef _MDUSER_H
 #define _MDUSER_H
 
+#include <argp.h>
 #include <stdint.h>
 
 /* Exit statuses, one per cause, the same for every helper. */
@@ -21,6 +22,9 @@ enum {
 	"7 affinity or policy could not be set"
 
 int parse_u64(const char *s, uint64_t *out);
+/* An option's number from min to max, or argp's usage error naming what. */
+uint64_t option_u64(struct argp_state *state, const char *arg, const char *what,
+		    uint64_t min, uint64_t max);
 /* /dev/mdload, or -1 with the error said and *status set. */
 int mdload_open(const char *prog, int *status);
 int ioctl_exit_status(int err);
