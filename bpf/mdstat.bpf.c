@@ -252,7 +252,6 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next, unsigned int prev_state)
 {
 	__s32 cpu = bpf_get_smp_processor_id();
-	__u64 now = bpf_ktime_get_ns();
 	struct mdstat_stacked *s, task = {};
 	struct mdstat_waiter *w, wnew = {};
 	struct mdstat_counters *c;
@@ -268,7 +267,8 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 		task.prio = prev->prio;
 		task.policy = prev->policy;
 		task.depth = prev->migration_disabled;
-		task.since = now;
+		/* The clock only where it is needed: this runs at every switch. */
+		task.since = bpf_ktime_get_ns();
 		pid = prev->pid;
 		if (bpf_map_update_elem(&stacked, &pid, &task, BPF_NOEXIST)) {
 			__sync_fetch_and_add(&lost_tasks, 1);
@@ -294,7 +294,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	s = bpf_map_lookup_elem(&stacked, &pid);
 	if (!s)
 		return 0;
-	wait = now - s->since;
+	wait = bpf_ktime_get_ns() - s->since;
 	count(s->cpu, MDSTAT_CNT_STACKED_NOW, -1);
 	hist_add(MDSTAT_HIST_STACKED, s->cpu, wait);
 	w = bpf_map_lookup_elem(&waiters, &pid);
