@@ -1,14 +1,14 @@
 #!/bin/bash
 # Benchmark 3, in the guest: the article's scenario over and over.  A FIFO
 # 10 task pinned in a section on cpu1 is preempted by a FIFO 50 task that
-# spins 100 ms and could run elsewhere (guest/lib.sh push_scenario); how
+# spins 200 ms and could run elsewhere (guest/lib.sh push_scenario); how
 # long the pinned task waits for its CPU (sched_pinned_preempt to the
 # sched_switch back to it), with MIGRATE_DISABLE_PUSH on and off in turn.
 set -u
 . "$(dirname "$0")/lib.sh"
 
 rounds=${BENCH_PUSH_ROUNDS:-15}
-spin=${BENCH_PUSH_SPIN:-0.1}
+spin=${BENCH_PUSH_SPIN:-0.2}
 work=$(mktemp -d)
 mdload_load || exit 1
 

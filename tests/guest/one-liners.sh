@@ -61,14 +61,17 @@ runs() {
 	[[ " ${ran[*]} " == *" $1 "* ]]
 }
 
-# map_value N KEY: the value of "KEY: value" in one-liner N's output.
+# map_value N KEY: the value of "KEY: value" in one-liner N's output
+# (nothing for one that did not run).
 map_value() {
+	[ -f "$work/$1" ] || return 0
 	awk -v key="$2: " 'index($0, key) == 1 { print substr($0, length(key) + 1); exit }' "$work/$1"
 }
 
 # hist_count N MAP [BUCKET]: the samples of histogram MAP ("@stuck_us",
 # "@wait_ms[3]") in one-liner N's output, or of its bucket BUCKET ("[2, 3)").
 hist_count() {
+	[ -f "$work/$1" ] || { echo 0; return; }
 	awk -v map="$2:" -v bucket="${3:-}" '
 		$0 == map || index($0, map " ") == 1 { in_map = 1; next }
 		in_map && !/^\[/ { in_map = 0 }
@@ -102,11 +105,13 @@ equal() {
 # wakes there 5 times.
 start 1 2 3 4 5 6 7
 trace_begin md_one_stack sched_switch ${patched:+sched_pinned_preempt}
+# The FIFO task is set up first and let go once the section runs.
+start_held preempter "$mdsection" -w -f 80 -c 1 -n 5 -s 2ms -S 20ms
+preempter=$preempter_pid
 "$mdsection" -c 1 -d 2 -s 400ms >/dev/null &
 pinned=$!
 wait_pinned 1 1
-"$mdsection" -f 80 -c 1 -n 5 -s 2ms -S 20ms >/dev/null &
-preempter=$!
+release preempter
 wait "$preempter" "$pinned"
 sleep 0.3	# a 99 Hz sample on every CPU after the last preemption
 trace_end "$work/trace"

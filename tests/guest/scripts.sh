@@ -12,11 +12,12 @@ work=$(mktemp -d)
 # --- md-stacking-report: a depth-2 section spins 600 ms on cpu1 while a
 # FIFO 80 task wakes there 5 times; then the article's push scenario.
 stacking_workload() {
+	start_held preempter "$mdsection" -w -f 80 -c 1 -n 5 -s 2ms -S 20ms
 	"$mdsection" -c 1 -d 2 -s 600ms >/dev/null &
 	stacked_pid=$!
 	wait_pinned 1 1
-	"$mdsection" -f 80 -c 1 -n 5 -s 2ms -S 20ms >/dev/null
-	wait "$stacked_pid"
+	release preempter
+	wait "$preempter_pid" "$stacked_pid"
 	sched_feature NO_RT_PUSH_IPI
 	push_scenario "${held_spinner[@]}" 0.2 >/dev/null
 }
