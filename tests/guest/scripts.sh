@@ -3,7 +3,7 @@
 # scenario and on a trace-cmd recording of one, their reports checked
 # against what the scenario did and what tracefs recorded beside them.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 22
+tap_plan 23
 
 mdload_load || exit 1
 scripts=$top/scripts
@@ -101,7 +101,7 @@ tap_equal "and it reports the same from its own recording" "$(cat "$work/out")" 
 start_held section "$mdsection" -w -c 1 -S 1s
 pinned=$section_pid
 release section
-"$scripts/md-affinity-latency" "$pinned" 2 >"$work/out" 2>&1
+"$scripts/md-affinity-latency" -w "$work/affinity.trace" "$pinned" 2 >"$work/out" 2>&1
 tap_equal "md-affinity-latency changes the affinity" 0 $?
 tap_diag "$(cat "$work/out")"
 tap_check "it explains the wait: for the task, pinned on cpu1" \
@@ -109,6 +109,9 @@ tap_check "it explains the wait: for the task, pinned on cpu1" \
 tap_check "which slept most of it" \
 	awk '/meanwhile/ { for (i = 1; i <= NF; i++) if ($i == "asleep") exit !($(i + 1) > 100) }' "$work/out"
 wait "$pinned"
+"$scripts/md-affinity-latency" -i "$work/affinity.trace" >"$work/again" 2>&1
+tap_equal "from its recording it explains the same wait" \
+	"$(grep -m 1 ' waited ' "$work/out")" "$(grep -m 1 ' waited ' "$work/again")"
 
 # --- Bad input: one line on stderr and the script's exit status.
 "$scripts/md-hotplug-latency" 99 >/dev/null 2>"$work/err"
