@@ -106,7 +106,8 @@ $(BUILD)/tpcount.bpf.o: bench/tpcount.bpf.c $(BUILD)/vmlinux.h
 $(BUILD)/tpcount: bench/tpcount.c $(BUILD)/tpcount.skel.h
 	$(CC) $(USER_CFLAGS) -I$(BUILD) -o $@ $< -lbpf -lelf -lz
 
-# The guest tests on our kernel, then mdstat's on the stock one.
+# The guest tests on our kernel, then mdstat's and the one-liners' on the
+# stock one.
 STOCK_KERNEL := $(BUILD)/kernel-stock
 check: kernel mdload mdstat bench-tools kernel-stock
 	@$(MAKE) -s mdload-module KOBJ=$(STOCK_KERNEL)/obj MDLOAD=$(STOCK_KERNEL)/mdload
