@@ -11,16 +11,21 @@ mdload_load() {
 }
 
 # trace_begin NAME EVENT...: a tracefs instance of its own recording these
-# sched events; its folder is in $trace.
+# events, of the sched group unless named GROUP/EVENT; its folder is in
+# $trace.  Its clock is CLOCK_MONOTONIC's, the one BPF and bpftrace use:
+# tracefs' default, sched_clock(), is the TSC, which the guest finds
+# unsynchronized between its vCPUs.
 trace_begin() {
 	local event
 	trace=/sys/kernel/tracing/instances/$1
 	shift
 	[ ! -d "$trace" ] || rmdir "$trace"
 	mkdir "$trace"
+	echo mono >"$trace/trace_clock"
 	echo 8192 >"$trace/buffer_size_kb"
 	for event; do
-		echo 1 >"$trace/events/sched/$event/enable"
+		[[ $event == */* ]] || event=sched/$event
+		echo 1 >"$trace/events/$event/enable"
 	done
 }
 

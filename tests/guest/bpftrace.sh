@@ -1,9 +1,11 @@
 #!/bin/bash
 # bpftrace in the guest counts sched:sched_switch events per CPU.  On each
-# CPU a task sleeps exactly N times; each sleep switches it out once in
-# TASK_INTERRUPTIBLE, so bpftrace must count N such switches per CPU.
+# CPU a task sleeps 40 times; a tracefs instance records the same switches
+# meanwhile, and bpftrace must count, per CPU, the switches out of the task
+# asleep (TASK_INTERRUPTIBLE) that tracefs shows.  (Not exactly 40: a timer
+# that fires before its task reached schedule() makes no switch.)
 . "$(dirname "$0")/../lib.sh"
-tap_plan 5
+tap_plan 9
 
 sleeps=40
 out=$(mktemp)
@@ -19,18 +21,24 @@ for _ in $(seq 600); do
 	grep -q Attaching "$out" && break
 	sleep 0.1
 done
+trace_begin md_bpftrace sched_switch
 
 for cpu in 0 1 2 3; do
 	taskset -c "$cpu" perl -e '$0 = "mdsleeper"; select(undef, undef, undef, 0.005) for 1..'$sleeps &
 done
 wait $(jobs -p | grep -vx "$tracer")
+trace_end "$out.trace"
 kill -INT "$tracer"
 wait "$tracer"
 
 tap_diag "$(tr '\n' ' ' <"$out")"
 for cpu in 0 1 2 3; do
+	want=$(grep -F " [00$cpu] " "$out.trace" |
+		trace_count /dev/stdin sched_switch prev_comm=mdsleeper prev_state=S)
 	got=$(sed -n "s/^@switches\[$cpu\]: //p" "$out")
-	tap_equal "bpftrace counts $sleeps sleeps of the task on cpu$cpu" "$sleeps" "$got"
+	tap_equal "bpftrace counts the task's sleeps on cpu$cpu as tracefs ($want)" "$want" "$got"
+	tap_check "most of its $sleeps sleeps switched out on cpu$cpu" \
+		test "$want" -gt $((sleeps / 2)) -a "$want" -le "$sleeps"
 done
 grep -q Attaching "$out" && tap_ok "bpftrace attached" || tap_fail "bpftrace attached"
-rm -f "$out"
+rm -f "$out" "$out.trace"

@@ -192,27 +192,31 @@ else
 fi
 
 # --- Affinity: taskset moves a task sleeping 400 ms in a section on cpu1
-# to cpu2, and blocks until the section ends.
+# to cpu2, and blocks until the section ends; tracefs times its
+# sched_setaffinity() call.
 rehoming() {
-	local start end
+	trace_begin md_mdstat_affinity syscalls/sys_enter_sched_setaffinity \
+		syscalls/sys_exit_sched_setaffinity
 	"$mdsection" -c 1 -S 400ms >/dev/null &
 	wait_pinned 1 1
-	start=$(date +%s%N)
 	taskset -p -c 2 $! >/dev/null
-	end=$(date +%s%N)
-	echo "$! $(( (end - start) / 1000 ))" >"$work/affinity"
+	echo "$!" >"$work/affinity"
 	wait
+	trace_end "$work/syscalls"
 }
 export -f rehoming
 in_scenario rehoming trace -j -e affinity_wait >"$work/trace" 2>"$work/err"
-read -r pinned taskset_us <"$work/affinity"
+read -r pinned <"$work/affinity"
+syscall_us=$(awk '/ taskset-[0-9]+ .* sys_sched_setaffinity\(/ { t = $4 + 0 }
+	/ taskset-[0-9]+ .* sys_sched_setaffinity -> / && t { printf "%d\n", ($4 - t) * 1e6; exit }' \
+	"$work/syscalls")
 tap_equal "affinity: one wait, for the task in the section" 1 \
 	"$(jq -c "select(.event == \"affinity_wait_begin\" and .pid == $pinned and .cpu == 1)" "$work/trace" | wc -l)"
 tap_equal "affinity: taskset is the one that waited" taskset \
 	"$(jq -r "select(.event == \"affinity_wait_end\" and .pid == $pinned) | .other_comm" "$work/trace")"
 wait_us=$(jq "select(.event == \"affinity_wait_end\" and .pid == $pinned) | .wait_ns / 1000 | floor" "$work/trace")
-tap_check "affinity: the wait is most of taskset's time, not more ($wait_us of $taskset_us us)" \
-	test "${wait_us:-0}" -le "$taskset_us" -a $(( ${wait_us:-0} * 2 )) -ge "$taskset_us"
+tap_check "affinity: the wait is nine tenths of taskset's sched_setaffinity() or more, not more than it ($wait_us of ${syscall_us:-?} us)" \
+	test "${wait_us:-0}" -le "${syscall_us:-0}" -a $(( ${wait_us:-0} * 10 )) -ge $(( ${syscall_us:-1} * 9 ))
 
 # --- Bad input, signals and pipes ---------------------------------------------
 before=$(linked)

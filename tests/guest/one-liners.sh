@@ -153,7 +153,7 @@ equal 7 "cpu1's md_stats.pinned_preempt is sched/debug's" \
 # --- The article's scenario: a pinned FIFO 10 task preempted on cpu1 by a
 # FIFO 50 task that spins 200 ms, pushed away when cpu2 pulls.
 start 8 9 10
-trace_begin md_one_push sched_push_queued sched_push_done
+trace_begin md_one_push ${patched:+sched_push_queued sched_push_done}
 sched_feature NO_RT_PUSH_IPI
 push_scenario "${held_spinner[@]}" 0.2 >/dev/null
 trace_end "$work/trace"
@@ -204,7 +204,7 @@ wait_us=$(grep " sched_affinity_wait_end: pid=$pinned caller_pid=$caller " "$wor
 	sed -n 's/.*wait_ns=\([0-9]*\).*/\1/p' | head -n 1)
 equal 15 "taskset's wait for the pinned task, as tracefs" \
 	"taskset/$caller waited $((${wait_us:-0} / 1000)) us for mdsection/$pinned" \
-	"$(grep "^taskset/" "$work/15" | head -n 1)"
+	"$(grep -s "^taskset/" "$work/15" | head -n 1)"
 equal 16 "one affinity wait by taskset" 1 "$(hist_count 16 '@wait_us[taskset]')"
 
 rm -rf "$work"
