@@ -4,13 +4,9 @@
 # patch each property comes from is named in brackets.  Properties the
 # event tests already check (tests/guest/events.sh) are not repeated: the
 # RT push and its feature switch, RT_PUSH_IPI, MDF_PUSH, the hotplug wait
-# and the affinity wait.  Not here: [009], pushes spread over the lowest
-# CPUs.  cpumask_any_and_distribute() keeps its place per CPU, and every
-# caller on the stopper's CPU moves it (affinity changes, RT wakeups), so
-# what the guest shows depends on them: 9 rounds of the scenario sent 7
-# pushes to one CPU of three equally lowest.
+# and the affinity wait.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 15
+tap_plan 18
 
 mdload_load || exit 1
 log=$(mktemp)
@@ -141,6 +137,33 @@ tap_check "[010] without the push the pinned task waits out the FIFO task (${wit
 	test "$without" -ge 300
 tap_check "[010] with it, it waits less than a quarter of that (${with} ms)" \
 	test $((with * 4)) -lt "$without"
+
+# --- [009] Pushes from one CPU spread over the lowest-priority CPUs.
+# find_lowest_rq() takes the next CPU of the mask after the one that CPU's
+# cpumask_any_and_distribute() chose last; cpumask_any() took the first,
+# cpu0, every time.  Only the pushes and the pinned task's migrate_enable()
+# may move cpu1's cursor here, so this shell and what it starts change
+# affinities from cpu0, and no RT_PUSH_IPI search runs on cpu1; cpu0, cpu2
+# and cpu3 run no RT task as the stopper looks.  (Without this care, 6 of 9
+# pushes went to one CPU, moved there by the affinity changes around them.)
+sched_feature NO_RT_PUSH_IPI
+taskset -p -c 0 $$ >/dev/null
+trace_begin md_spread sched_push_done
+for round in 1 2 3 4 5 6; do
+	push_scenario "${held_spinner[@]}" 0.05 >/dev/null
+done
+trace_end "$log"
+taskset -p -c 0-3 $$ >/dev/null
+sched_feature RT_PUSH_IPI
+dests=$(grep -o ' sched_push_done: .* cpu=1 result=moved dest_cpu=[0-9]*' "$log" | sed 's/.*dest_cpu=//')
+moved=$(grep -c . <<<"$dests")
+most=$(sort <<<"$dests" | uniq -c | sort -rn | awk 'NR == 1 { print $1 + 0 }')
+tap_diag "pushes from cpu1 went to: $(tr '\n' ' ' <<<"$dests")"
+tap_check "[009] 4 or more of 6 rounds pushed the FIFO task off cpu1 ($moved)" test "$moved" -ge 4
+tap_check "[009] the pushes went to more than one CPU" \
+	test "$(sort -u <<<"$dests" | grep -c .)" -ge 2
+tap_check "[009] no CPU took more than two thirds of them (${most:-0} of $moved)" \
+	test $(( ${most:-0} * 3 )) -le $(( moved * 2 ))
 
 # --- [010] SCHED_DEADLINE: a pinned DL task preempted by an earlier-deadline
 # DL task is helped by pull_dl_task() the same way.  DL tasks may only be
