@@ -75,9 +75,10 @@ tap_check "trace-cmd report shows the 5 wakeups preempting it ($want)" test "$wa
 tap_equal "and md-stacking-report counts as many" "$want" \
 	"$(awk -v pid="$cmd_pid" '$1 == pid && $2 == "mdsection" { print $5 }' "$work/cmd/report.txt")"
 
-# --- md-hotplug-latency: a task on cpu3 enters a 1 s sleeping section as
-# the script starts; the script offlines cpu3.
-start_held section "$mdsection" -w -c 3 -S 1s
+# --- md-hotplug-latency: a task on cpu3 enters three 1 s sleeping sections
+# in a row as the script starts (Python takes over a second to start on the
+# debug kernel); the script offlines cpu3.
+start_held section "$mdsection" -w -c 3 -n 3 -S 1s
 pinned=$section_pid
 release section
 "$scripts/md-hotplug-latency" -w "$work/hotplug.trace" 3 >"$work/out" 2>&1
@@ -96,9 +97,9 @@ tap_check "sched_cpu_wait_empty is its slowest step" \
 "$scripts/md-hotplug-latency" -i "$work/hotplug.trace" >"$work/again" 2>&1
 tap_equal "and it reports the same from its own recording" "$(cat "$work/out")" "$(cat "$work/again")"
 
-# --- md-affinity-latency: a task on cpu1 enters a 1 s sleeping section as
-# the script starts; the script moves it to cpu2.
-start_held section "$mdsection" -w -c 1 -S 1s
+# --- md-affinity-latency: a task on cpu1 enters three 1 s sleeping
+# sections in a row as the script starts; the script moves it to cpu2.
+start_held section "$mdsection" -w -c 1 -n 3 -S 1s
 pinned=$section_pid
 release section
 "$scripts/md-affinity-latency" -w "$work/affinity.trace" "$pinned" 2 >"$work/out" 2>&1
