@@ -426,6 +426,7 @@ static void hotplug_wait_end(__s32 cpu, __u64 wait_ns)
 		return;
 	c->hotplug_wait_since = 0;
 	c->hotplug_waiter = 0;
+	c->culprit = 0;
 	if (!cpu_wanted(cpu))
 		return;
 	count(cpu, MDSTAT_CNT_HOTPLUG_WAIT, 1);
@@ -731,8 +732,13 @@ int BPF_PROG(section_begin, struct task_struct *p, int cpu,
 	     unsigned int nr_pinned, unsigned long caller)
 {
 	struct section s = { .caller = caller };
+	struct mdstat_counters *c;
 	__s32 pid = p->pid;
 
+	/* A culprit pinned again before it switched out: a culprit anew. */
+	c = cpu_elem(counters, cpu);
+	if (c && c->culprit == pid)
+		c->culprit = 0;
 	if (!task_wanted(p))
 		return 0;
 	s.since = bpf_ktime_get_ns();
@@ -778,9 +784,50 @@ int BPF_PROG(section_end, struct task_struct *p, int cpu,
 	}
 	e->arg2 = nr_pinned;
 	bpf_ringbuf_submit(e, 0);
+	c->culprit_enabled = now;
+	c->culprit = pid;
 out:
 	if (s)
 		bpf_map_delete_elem(&sections, &pid);
+	return 0;
+}
+
+/*
+ * A culprit holds the wait up until it leaves the CPU, not only until its
+ * migrate_enable(): the hotplug thread waits for the CPU to run nothing but
+ * itself.  It leaves by sleeping or exiting, or by being moved off
+ * (balance_push()); preempted, it stays queued there.
+ */
+static void culprit_left(struct task_struct *p, __s32 cpu)
+{
+	struct mdstat_counters *c = cpu_elem(counters, cpu);
+	struct mdstat_event *e;
+
+	if (!c || !c->culprit || p->pid != c->culprit)
+		return;
+	c->culprit = 0;
+	e = event_reserve(MDSTAT_EV_CULPRIT_LEFT, cpu);
+	if (!e)
+		return;
+	event_task(e, p);
+	e->duration_ns = e->ts - c->culprit_enabled;
+	bpf_ringbuf_submit(e, 0);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(culprit_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	if (prev->on_rq != TASK_ON_RQ_QUEUED)
+		culprit_left(prev, bpf_get_smp_processor_id());
+	return 0;
+}
+
+/* Before set_task_cpu() changes it, task_cpu() is the CPU it leaves. */
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(culprit_migrate, struct task_struct *p, int dest_cpu)
+{
+	culprit_left(p, p->thread_info.cpu);
 	return 0;
 }
 

@@ -60,6 +60,9 @@ struct mdstat_counters {
 	__u64 hotplug_wait_since;	/* ktime of a wait in progress, or 0 */
 	__u32 hotplug_wait_pinned;	/* nr_pinned as that wait began */
 	__s32 hotplug_waiter;		/* the hotplug thread that waits */
+	__u64 culprit_enabled;		/* ktime its last culprit left its section */
+	__s32 culprit;			/* ... until it switches out, or 0 */
+	__u32 pad;
 };
 
 /* One CPU's runqueue, read through BTF by the snapshot program. */
@@ -118,6 +121,8 @@ enum mdstat_event_type {
 	MDSTAT_EV_OFFLINE_BEGIN,	/* task: who offlines the CPU */
 	MDSTAT_EV_OFFLINE_END,		/* duration: all of it, arg: errno */
 	MDSTAT_EV_CULPRIT,		/* task: left its section during a hotplug wait */
+	MDSTAT_EV_CULPRIT_LEFT,		/* task: that culprit switched out; duration:
+					 * since it left its section */
 	MDSTAT_NR_EVENT_TYPES,
 };
 

@@ -2,8 +2,8 @@
 /*
  * mdstat hotplug: for each CPU offline, how long it took, how long its
  * hotplug thread waited for pinned tasks, and which tasks it waited for:
- * each one that left its section during the wait, and where it had
- * disabled migration.
+ * each one that left its section during the wait, where it had disabled
+ * migration, and how long it kept the CPU after its section.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +14,19 @@
 
 #define MAX_CULPRITS	16
 
+/* A task that left its section during the wait, then the CPU. */
+struct culprit {
+	struct mdstat_event left_section;
+	__u64 on_cpu_after_ns;	/* from its migrate_enable() to switching out */
+};
+
 struct offline {
 	bool active;
 	struct mdstat_event begin;
 	bool waited;
 	struct mdstat_event wait_begin;
 	__u64 wait_ns;
-	struct mdstat_event culprits[MAX_CULPRITS];
+	struct culprit culprits[MAX_CULPRITS];
 	int nr_culprits;
 	__u64 balance_pushes;
 };
@@ -75,18 +81,39 @@ static void json_stack_line(const char *sym, bool first)
 	json_string(stdout, sym);
 }
 
+/* How long a culprit held the wait up: its section, then its time on the CPU. */
+static __u64 held_ns(const struct culprit *c)
+{
+	return c->left_section.held_ns + c->on_cpu_after_ns;
+}
+
 /* How much of the wait the culprits explain: up to the last one leaving. */
 static __u64 explained_ns(const struct offline *off)
 {
+	const struct culprit *c;
 	__u64 last = 0, t;
 	int i;
 
 	for (i = 0; i < off->nr_culprits; i++) {
-		t = off->culprits[i].ts - off->wait_begin.ts;
+		c = &off->culprits[i];
+		t = c->left_section.ts + c->on_cpu_after_ns - off->wait_begin.ts;
 		if (t > last)
 			last = t;
 	}
 	return last < off->wait_ns ? last : off->wait_ns;
+}
+
+/* A culprit switched out: the last entry of that task. */
+static void culprit_left(struct offline *off, const struct mdstat_event *e)
+{
+	int i;
+
+	for (i = off->nr_culprits - 1; i >= 0; i--) {
+		if (off->culprits[i].left_section.pid == e->pid) {
+			off->culprits[i].on_cpu_after_ns = e->duration_ns;
+			return;
+		}
+	}
 }
 
 static void report_text(struct session *s, int cpu, const struct offline *off,
@@ -112,13 +139,15 @@ static void report_text(struct session *s, int cpu, const struct offline *off,
 		return;
 	}
 	for (i = 0; i < off->nr_culprits; i++) {
-		c = &off->culprits[i];
-		printf("  %s/%d held it up %.3f ms", c->comm, c->pid, c->held_ns / 1e6);
+		c = &off->culprits[i].left_section;
+		printf("  %s/%d held it up %.3f ms", c->comm, c->pid,
+		       held_ns(&off->culprits[i]) / 1e6);
 		if (c->arg)
-			printf(" (its section: %.3f ms); it disabled migration at:\n",
-			       c->duration_ns / 1e6);
+			printf(" (its section: %.3f ms", c->duration_ns / 1e6);
 		else
-			printf(" (pinned before mdstat started); it enabled migration at:\n");
+			printf(" (pinned before mdstat started");
+		printf(", then %.3f ms on the CPU); it %s migration at:\n",
+		       off->culprits[i].on_cpu_after_ns / 1e6, c->arg ? "disabled" : "enabled");
 		stack_lines(s, c, text_stack_line);
 	}
 	printf("  explained: %.3f of %.3f ms by %d task(s)\n",
@@ -153,11 +182,13 @@ static void report_json(struct session *s, int cpu, const struct offline *off,
 	printf(",\"explained_ns\":%llu,\"culprits\":[",
 	       (unsigned long long)explained_ns(off));
 	for (i = 0; i < off->nr_culprits; i++) {
-		c = &off->culprits[i];
+		c = &off->culprits[i].left_section;
 		printf("%s{\"pid\":%d,\"tgid\":%d,\"prio\":%d,\"comm\":", i ? "," : "",
 		       c->pid, c->tgid, c->prio);
 		json_string(stdout, c->comm);
-		printf(",\"held_ns\":%llu,\"section_ns\":", (unsigned long long)c->held_ns);
+		printf(",\"held_ns\":%llu,\"on_cpu_after_ns\":%llu,\"section_ns\":",
+		       (unsigned long long)held_ns(&off->culprits[i]),
+		       (unsigned long long)off->culprits[i].on_cpu_after_ns);
 		if (c->arg)
 			printf("%llu", (unsigned long long)c->duration_ns);
 		else
@@ -205,10 +236,18 @@ static int hotplug_event(struct session *s, const struct mdstat_event *e)
 		break;
 	case MDSTAT_EV_CULPRIT:
 		if (off->nr_culprits < MAX_CULPRITS)
-			off->culprits[off->nr_culprits++] = *e;
+			off->culprits[off->nr_culprits++].left_section = *e;
+		break;
+	case MDSTAT_EV_CULPRIT_LEFT:
+		culprit_left(off, e);
 		break;
 	case MDSTAT_EV_HOTPLUG_WAIT_END:
-		off->wait_ns = e->duration_ns;
+		/*
+		 * On the clock of the culprits' times where mdstat saw it
+		 * begin: the kernel's wait_ns is local_clock()'s, which the
+		 * guest's emulated TSC puts a percent or two apart.
+		 */
+		off->wait_ns = off->waited ? e->ts - off->wait_begin.ts : e->duration_ns;
 		/* An offline mdstat did not see begin: report the wait alone. */
 		if (!off->active)
 			report(s, e->cpu, e);

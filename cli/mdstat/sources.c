@@ -28,7 +28,7 @@ const char *const source_names[MDSTAT_NR_SOURCES] = {
  */
 struct source_def {
 	const char *patched_needs[3];	/* tracepoints */
-	const char *patched_progs[3];
+	const char *patched_progs[5];
 	const char *fallback_needs[4];	/* tracepoints (tp:) or functions */
 	const char *fallback_progs[5];
 	const char *no_fallback;	/* why there is none */
@@ -73,7 +73,8 @@ static const struct source_def defs[MDSTAT_NR_SOURCES] = {
 	},
 	[SRC_CULPRITS] = {
 		.patched_needs = { "tp:sched_migrate_disable_tp", "tp:sched_migrate_enable_tp" },
-		.patched_progs = { "section_begin", "section_end" },
+		.patched_progs = { "section_begin", "section_end", "culprit_switch",
+				   "culprit_migrate" },
 		.no_fallback = "fentry may not attach to migrate_disable() and a kprobe there runs inside it",
 	},
 	[SRC_RUNQUEUES] = {

@@ -21,6 +21,7 @@ static const struct {
 	[MDSTAT_EV_OFFLINE_BEGIN] = { "offline_begin", SRC_OFFLINE },
 	[MDSTAT_EV_OFFLINE_END] = { "offline_end", SRC_OFFLINE },
 	[MDSTAT_EV_CULPRIT] = { "culprit", SRC_CULPRITS },
+	[MDSTAT_EV_CULPRIT_LEFT] = { "culprit_left", SRC_CULPRITS },
 };
 
 static const char *const push_sites[] = {
@@ -101,6 +102,9 @@ static void print_text(struct session *s, const struct mdstat_event *e)
 		       e->arg ? when : "?", e->arg ? "" : " (began before mdstat)",
 		       e->arg ? "disabled_at" : "enabled_at", sym);
 		break;
+	case MDSTAT_EV_CULPRIT_LEFT:
+		printf("on_cpu_after_section_ms=%s", when);
+		break;
 	}
 	putchar('\n');
 }
@@ -161,6 +165,9 @@ static void print_json(struct session *s, const struct mdstat_event *e)
 		       (unsigned long long)e->duration_ns,
 		       e->arg ? "true" : "false");
 		json_string(stdout, sym);
+		break;
+	case MDSTAT_EV_CULPRIT_LEFT:
+		printf(",\"on_cpu_after_ns\":%llu", (unsigned long long)e->duration_ns);
 		break;
 	}
 	puts("}");

@@ -3,7 +3,7 @@
 # with the series, or stock (tests/check boots both).  Every number is
 # checked against what the scenario made or what tracefs saw of it.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 31
+tap_plan 32
 
 mdload_load || exit 1
 mdstat=$top/build/mdstat
@@ -156,12 +156,16 @@ else
 fi
 
 # --- Hotplug: cpu3 goes offline while a task sleeps 1 s in a section there.
+# With the series, tracefs records the wait's start and cpu3's switches.
 offlining() {
 	local start end
+	[ "$patched" = 0 ] ||
+		trace_begin md_mdstat_hotplug sched_switch sched_migrate_task sched_hotplug_wait_begin
 	start=$(date +%s%N)
 	offline_cpu3_scenario 1s >"$work/section"
 	end=$(date +%s%N)
 	echo "$pinned $(( (end - start) / 1000 ))" >"$work/offline"
+	[ "$patched" = 0 ] || trace_end "$work/offline-trace"
 	echo 1 >/sys/devices/system/cpu/cpu3/online
 	kill "$spinner"
 	wait "$pinned"
@@ -183,11 +187,24 @@ if [ "$patched" = 1 ]; then
 		"$(jq '.culprits[0].pid' <<<"$report")"
 	tap_check "hotplug: its stack has where it disabled migration (mdload)" \
 		grep -q 'mdload_ioctl' <<<"$(jq -r '.culprits[0].stack[]' <<<"$report")"
-	tap_check "hotplug: the culprit explains over half the wait" \
-		test "$(jq '.explained_ns * 2 > .wait_ns' <<<"$report")" = true
+	# It held the wait until it left cpu3 after its section, asleep, dead
+	# or moved off: from the wait's start to then, as tracefs has them.
+	held_us=$(awk -v pid="$pinned" '
+		/ sched_hotplug_wait_begin: cpu=3 / { begin = $4 + 0 }
+		begin && /\[003\]/ && $0 ~ " sched_switch: .* prev_pid=" pid " " &&
+		    $0 !~ " prev_state=R\\+? " ||
+		begin && $0 ~ " sched_migrate_task: .* pid=" pid " .* orig_cpu=3 " {
+			printf "%d\n", ($4 - begin) * 1e6; exit
+		}' "$work/offline-trace")
+	explained_us=$(jq '.explained_ns / 1000 | floor' <<<"$report")
+	tap_check "hotplug: it kept cpu3 a while after its section ($(jq '.culprits[0].on_cpu_after_ns' <<<"$report") ns)" \
+		test "$(jq '.culprits[0].on_cpu_after_ns > 0' <<<"$report")" = true
+	tap_check "hotplug: it explains the wait until it switched out, as tracefs ($explained_us of ${held_us:-?} us)" \
+		test $(( explained_us - ${held_us:-0} )) -le 1000 -a $(( ${held_us:-0} - explained_us )) -le 1000
 else
 	tap_equal "hotplug: culprits are unavailable, and said so" null "$(jq .culprits <<<"$report")"
 	tap_skip "hotplug: the culprit's stack" "no culprits without the series"
+	tap_skip "hotplug: the culprit's time on cpu3" "no culprits without the series"
 	tap_skip "hotplug: the culprit's share of the wait" "no culprits without the series"
 fi
 
