@@ -55,6 +55,27 @@ trace_count() {
 		END { print count + 0 }' "$file"
 }
 
+# bpftrace_stop PID: end the bpftrace PID as Ctrl-C does, so it prints its
+# maps, and wait for it.  bpftrace 0.17 notices a SIGINT only when it
+# interrupts its epoll_wait(): one that lands while it still attaches its
+# probes (after it printed "Attaching") is lost, and it polls on.  So the
+# signal goes again while it is found back in epoll_wait(), never once it
+# left (a second SIGINT then would kill it before it prints); after 60 s,
+# it is killed.
+bpftrace_stop() {
+	local tick state
+	kill -INT "$1" 2>/dev/null
+	for tick in $(seq 600); do
+		sleep 0.1
+		state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
+		[ "${state:-Z}" != Z ] || break
+		[ $((tick % 5)) -ne 0 ] || [ "$(cat "/proc/$1/wchan" 2>/dev/null)" != do_epoll_wait ] ||
+			kill -INT "$1"
+	done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1"
+}
+
 # rq_stat CPU FIELD: a field of CPU's runqueue in /sys/kernel/debug/sched/debug
 # (nr_pinned, md_stats.pinned_preempt, ...).
 rq_stat() {

@@ -23,13 +23,14 @@ for _ in $(seq 600); do
 done
 trace_begin md_bpftrace sched_switch
 
+sleepers=()
 for cpu in 0 1 2 3; do
 	taskset -c "$cpu" perl -e '$0 = "mdsleeper"; select(undef, undef, undef, 0.005) for 1..'$sleeps &
+	sleepers+=($!)
 done
-wait $(jobs -p | grep -vx "$tracer")
+wait "${sleepers[@]}"
 trace_end "$out.trace"
-kill -INT "$tracer"
-wait "$tracer"
+bpftrace_stop "$tracer"
 
 tap_diag "$(tr '\n' ' ' <"$out")"
 for cpu in 0 1 2 3; do

@@ -50,8 +50,7 @@ stop() {
 	local n pid
 	for n in "${ran[@]}"; do
 		pid=tracer_$n
-		kill -INT "${!pid}"
-		wait "${!pid}"
+		bpftrace_stop "${!pid}"
 		tap_diag "one-liner $n: $(grep -v '^$' "$work/$n" | head -n 12 | cut -c1-120)"
 	done
 }
