@@ -1,23 +1,30 @@
 #!/bin/bash
 # Benchmark 2, in the guest: what watching costs a scheduler-heavy load.
-# The load is "perf bench sched pipe" on cpu1: two tasks passing a token
-# through pipes, every step a context switch, so every sched_switch probe
-# shows in its time (and, on one vCPU, it varies by about 2% between runs
-# where hackbench over 4 vCPUs varied by 50%).  It runs with nothing
-# attached, under "mdstat top", under "mdstat trace", and under
-# bench/stacking-peer.bt, the bpftrace script that gathers the same
-# stacking data from sched_switch.  Each tool
-# starts the load itself once it is attached (-- CMD, -c CMD).  After one
-# run to warm up (the emulator translates code as it first runs), the four
-# take turns, in an order that rotates every round; the figure is the
-# median, over rounds, of the load's time under the tool divided by its
-# time alone in the same round.
+# Two loads, each on cpu1 alone (over 4 vCPUs under TCG, the same load
+# varied by 50% between runs; on one, by about 2%):
+#   messaging  "perf bench sched messaging", the load issue 7 names: groups
+#              of senders and receivers passing messages over sockets;
+#   pipe       "perf bench sched pipe", two tasks passing a token through
+#              pipes, a context switch at every step: the worst case for a
+#              sched_switch probe.
+# Each runs with nothing attached, under "mdstat top", under "mdstat
+# trace", and under bench/stacking-peer.bt, the bpftrace script that
+# gathers the same stacking data from sched_switch.  Each tool starts the
+# load itself once it is attached (-- CMD, -c CMD).  After one run to warm
+# up (the emulator translates code as it first runs), the four take turns,
+# in an order that rotates every round; the figure is the median, over
+# rounds, of the load's time under the tool divided by its time alone in
+# the same round.
 set -u
 . "$(dirname "$0")/lib.sh"
 
 rounds=${BENCH_ROUNDS:-7}
-load=("$(command -v taskset)" -c 1 "$(command -v perf)" bench sched pipe -l "${BENCH_PIPE_LOOPS:-20000}")
 work=$(mktemp -d)
+on_cpu1=("$(command -v taskset)" -c 1 "$(command -v perf)" bench sched)
+declare -A loads=(
+	[messaging]="messaging -g ${BENCH_MESSAGING_GROUPS:-2} -l ${BENCH_MESSAGING_LOOPS:-100}"
+	[pipe]="pipe -l ${BENCH_PIPE_LOOPS:-20000}"
+)
 
 # load_seconds MODE: the load's own time, run under MODE.
 load_seconds() {
@@ -31,25 +38,33 @@ load_seconds() {
 		{ echo "bench: no time from the load under $1:" >&2; tail -n 5 "$work/out" >&2; exit 1; }
 }
 
-load_seconds none >/dev/null || exit 1
-turns=(none top trace peer)
-modes=("${turns[@]:1}")
-for round in $(seq "$rounds"); do
-	for i in "${!turns[@]}"; do
-		mode=${turns[(i + round) % ${#turns[@]}]}
-		load_seconds "$mode" >"$work/$mode.last" || exit 1
+# measure LOAD: the rounds of one load, and their figures.
+measure() {
+	local name=$1 round i mode turns=(none top trace peer)
+	local modes=("${turns[@]:1}")
+	load=("${on_cpu1[@]}" ${loads[$1]})
+	rm -f "$work"/none "$work"/top "$work"/trace "$work"/peer
+	load_seconds none >/dev/null || exit 1
+	for round in $(seq "$rounds"); do
+		for i in "${!turns[@]}"; do
+			mode=${turns[(i + round) % ${#turns[@]}]}
+			load_seconds "$mode" >"$work/$mode.last" || exit 1
+		done
+		cat "$work/none.last" >>"$work/none"
+		for mode in "${modes[@]}"; do
+			ratio "$(cat "$work/$mode.last")" "$(cat "$work/none.last")" 4 >>"$work/$mode"
+		done
 	done
-	cat "$work/none.last" >>"$work/none"
+	record "overhead.$name.load" "${load[*]##*/}"
+	record "overhead.$name.none_s" "$(quantile 0.5 "$work/none")"
 	for mode in "${modes[@]}"; do
-		ratio "$(cat "$work/$mode.last")" "$(cat "$work/none.last")" 4 >>"$work/$mode"
+		record "overhead.$name.$mode.ratio" "$(quantile 0.5 "$work/$mode")"
+		record "overhead.$name.$mode.spread" "$(spread "$work/$mode")"
 	done
-done
+}
 
-record overhead.load "${load[*]}"
 record overhead.rounds "$rounds"
-record overhead.none_s "$(quantile 0.5 "$work/none")"
-for mode in "${modes[@]}"; do
-	record "overhead.$mode.ratio" "$(quantile 0.5 "$work/$mode")"
-	record "overhead.$mode.spread" "$(spread "$work/$mode")"
+for name in messaging pipe; do
+	measure "$name"
 done
 rm -rf "$work"
