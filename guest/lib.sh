@@ -95,24 +95,18 @@ stuck_ms() {
 		END { printf "%.*f\n", decimals, decimals ? total * 1000 : int(total * 1000) }' "$1"
 }
 
-# pinned_on CPU: how many tasks are pinned to CPU: rq->nr_pinned, which
-# the series shows in sched/debug; on a stock kernel, the mdload sections
-# in progress there.
-pinned_on() {
-	local n
-	n=$(rq_stat "$1" nr_pinned)
-	[ -n "$n" ] || n=$(cut -d, -f$(($1 + 1)) /sys/module/mdload/parameters/sections)
-	echo "$n"
-}
-
-# wait_pinned CPU N: wait, 10 s at most, until N tasks are pinned to CPU.
+# wait_pinned CPU N: wait, 10 s at most, until N mdload sections are in
+# progress on CPU.  mdload's own count, not rq->nr_pinned: other tasks
+# (a BPF trampoline's caller, a tracer) pin themselves for a moment, and
+# the scenarios wait for their own sections.
 wait_pinned() {
 	local _
 	for _ in $(seq 200); do
-		[ "$(pinned_on "$1")" -ge "$2" ] && return 0
+		[ "$(cut -d, -f$(($1 + 1)) /sys/module/mdload/parameters/sections)" -ge "$2" ] &&
+			return 0
 		sleep 0.05
 	done
-	echo "# timed out waiting for $2 pinned tasks on cpu$1" >&2
+	echo "# timed out waiting for $2 mdload sections on cpu$1" >&2
 	return 1
 }
 
