@@ -22,8 +22,8 @@ rounds=${BENCH_ROUNDS:-7}
 work=$(mktemp -d)
 on_cpu1=("$(command -v taskset)" -c 1 "$(command -v perf)" bench sched)
 declare -A loads=(
-	[messaging]="messaging -g ${BENCH_MESSAGING_GROUPS:-2} -l ${BENCH_MESSAGING_LOOPS:-100}"
-	[pipe]="pipe -l ${BENCH_PIPE_LOOPS:-20000}"
+	[messaging]="messaging -g ${BENCH_MESSAGING_GROUPS:-2} -l ${BENCH_MESSAGING_LOOPS:-300}"
+	[pipe]="pipe -l ${BENCH_PIPE_LOOPS:-50000}"
 )
 
 # load_seconds MODE: the load's own time, run under MODE.
