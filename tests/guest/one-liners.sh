@@ -190,7 +190,10 @@ equal 12 "the wait's start as tracefs has it (${key:-no wait in tracefs})" 1 "$(
 equal 13 "the pinned task was left running as often as tracefs says" \
 	"$(trace_count "$work/trace" sched_balance_push "pid=$pinned" pinned=1)" \
 	"$(map_value 13 '@[mdsection, left running, pinned]')"
-check 13 "the spinner was pushed off" test -n "$(map_value 13 '@[perl, pushed off]')"
+# The balancer may move the spinner off before cpu3 goes down.
+pushed=$(trace_count "$work/trace" sched_balance_push "pid=$spinner" pinned=0)
+pushed_seen=$(map_value 13 '@[perl, pushed off]')
+equal 13 "the spinner was pushed off as often as tracefs says ($pushed)" "$pushed" "${pushed_seen:-0}"
 equal 14 "one offline of cpu3" 1 "$(hist_count 14 '@offline_ms[3]')"
 
 # --- taskset moves a task sleeping 300 ms in a section on cpu1 to cpu2.
