@@ -107,12 +107,16 @@ $(BUILD)/tpcount: bench/tpcount.c $(BUILD)/tpcount.skel.h
 	$(CC) $(USER_CFLAGS) -I$(BUILD) -o $@ $< -lbpf -lelf -lz
 
 # The guest tests on our kernel, then mdstat's and the one-liners' on the
-# stock one.
+# stock one, then the properties on the debug one.
 STOCK_KERNEL := $(BUILD)/kernel-stock
-check: kernel mdload mdstat bench-tools kernel-stock
+DEBUG_KERNEL := $(BUILD)/kernel-mdstat-debug
+check: kernel mdload mdstat bench-tools kernel-stock kernel-debug
 	@$(MAKE) -s mdload-module KOBJ=$(STOCK_KERNEL)/obj MDLOAD=$(STOCK_KERNEL)/mdload
+	@$(MAKE) -s mdload-module KOBJ=$(DEBUG_KERNEL)/obj MDLOAD=$(DEBUG_KERNEL)/mdload
 	@MDSTAT_STOCK_BZIMAGE=$(STOCK_KERNEL)/obj/arch/x86/boot/bzImage \
-		MDSTAT_STOCK_MDLOAD_KO=$(abspath $(STOCK_KERNEL))/mdload/mdload.ko tests/check
+		MDSTAT_STOCK_MDLOAD_KO=$(abspath $(STOCK_KERNEL))/mdload/mdload.ko \
+		MDSTAT_DEBUG_BZIMAGE=$(DEBUG_KERNEL)/obj/arch/x86/boot/bzImage \
+		MDSTAT_DEBUG_MDLOAD_KO=$(abspath $(DEBUG_KERNEL))/mdload/mdload.ko tests/check
 
 # Every benchmark, in the guest on both kernels, and one table (bench/run,
 # docs/benchmarks.md); COLD=1 also times a build with nothing cached.
@@ -128,7 +132,6 @@ torture: kernel mdload
 
 # The same tests on the debug kernel: any lockdep or sleep-in-atomic splat
 # fails them.
-DEBUG_KERNEL := $(BUILD)/kernel-mdstat-debug
 check-debug: kernel-debug mdstat bench-tools $(MDLOAD_HELPERS)
 	@$(MAKE) -s mdload-module KOBJ=$(DEBUG_KERNEL)/obj MDLOAD=$(DEBUG_KERNEL)/mdload
 	@MDSTAT_BZIMAGE=$(DEBUG_KERNEL)/obj/arch/x86/boot/bzImage \
