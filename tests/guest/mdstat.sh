@@ -139,14 +139,18 @@ pushing() {
 export -f pushing
 in_scenario pushing trace -j -e push >"$work/trace" 2>"$work/err"
 read -r pinned pusher <"$work/push-pids"
-# Where push_cpu_stop (migration/1) moved the FIFO 50 task, per tracefs.
-dest=$(grep -E "^ *migration/1-.* sched_migrate_task: .* pid=$pusher .*orig_cpu=1 " "$work/migrations" |
-	head -n 1 | sed 's/.*dest_cpu=\([0-9]*\).*/\1/')
-tap_check "tracefs saw migration/1 move the FIFO 50 task" test -n "$dest"
+# Where push_cpu_stop (migration/1) moved the FIFO 50 task, per tracefs.  A
+# push may also find no lower CPU as the stopper runs (seen on the debug
+# kernel): mdstat must then not say it moved.
+moves=$(grep -E "^ *migration/1-.* sched_migrate_task: .* pid=$pusher .*orig_cpu=1 " "$work/migrations")
+dest=$(head -n 1 <<<"$moves" | sed -n 's/.*dest_cpu=\([0-9]*\).*/\1/p')
 tap_equal "trace: push_queued for the FIFO 50 task on cpu1" 1 \
 	"$(jq -c "select(.event == \"push_queued\" and .pid == $pusher and .cpu == 1)" "$work/trace" | head -n 1 | wc -l)"
-tap_equal "trace: push_done moved it where tracefs says ($dest)" "moved $dest" \
-	"$(jq -r "select(.event == \"push_done\" and .pid == $pusher) | \"\(.result) \(.dest_cpu)\"" "$work/trace" | head -n 1)"
+tap_equal "trace: as many push_done moved it as tracefs saw migration/1 move it" \
+	"$(grep -c . <<<"$moves")" \
+	"$(jq -c "select(.event == \"push_done\" and .pid == $pusher and .result == \"moved\")" "$work/trace" | wc -l)"
+tap_equal "trace: the first moved it where tracefs says (${dest:-nowhere})" "$dest" \
+	"$(jq -r "select(.event == \"push_done\" and .pid == $pusher and .result == \"moved\") | .dest_cpu" "$work/trace" | head -n 1)"
 if [ "$patched" = 1 ]; then
 	tap_equal "trace: push_queued names the pinned task it makes room for" "$pinned" \
 		"$(jq "select(.event == \"push_queued\" and .pid == $pusher) | .other_pid" "$work/trace" | head -n 1)"
