@@ -56,32 +56,38 @@ stacking() {
 export -f stacking
 export work patched
 
-# switched_out PID [NEXT]: tracefs' preemptions of PID (by NEXT), and the
-# time until it ran again, in microseconds.
+# switched_out PID [NEXT]: tracefs' preemptions of PID (by NEXT), one line
+# each: the time until it ran again, in microseconds.
 switched_out() {
 	awk -v pid="$1" -v next_pid="${2:-}" '
 		/ sched_switch: / && $0 ~ "prev_pid=" pid " prev_prio=[0-9]+ prev_state=R\\+? " &&
-		    (next_pid == "" || $0 ~ "next_pid=" next_pid " ") { t = $4 + 0; n++ }
-		/ sched_switch: / && t && $0 ~ "next_pid=" pid " " { total += $4 - t; t = 0 }
-		END { printf "%d %d\n", n, total * 1e6 }' "$work/switches"
+		    (next_pid == "" || $0 ~ "next_pid=" next_pid " ") { t = $4 + 0 }
+		/ sched_switch: / && t && $0 ~ "next_pid=" pid " " { printf "%d\n", ($4 - t) * 1e6; t = 0 }
+		' "$work/switches"
 }
 
 in_scenario stacking trace -j -e pinned -C 1 >"$work/trace" 2>"$work/err"
 pinned=$(cat "$work/pinned") preempter=$(cat "$work/preempter")
-read -r truth_n truth_us <<<"$(switched_out "$pinned" "$preempter")"
+switched_out "$pinned" "$preempter" >"$work/truth_waits"
 # The waits of the preemptions by the FIFO task, from each to the next resume.
-read -r got_n got_us <<<"$(jq -rs --argjson p "$pinned" --argjson q "$preempter" '
-	reduce (.[] | select(.pid == $p)) as $e ({n: 0, t: 0, by: false};
-		if $e.event == "pinned_preempt" then
-			.by = ($e.other_pid == $q) | .n += (if .by then 1 else 0 end)
-		elif .by then .t += $e.wait_ns | .by = false else . end)
-	| "\(.n) \(.t / 1000 | floor)"' "$work/trace")"
+jq -rs --argjson p "$pinned" --argjson q "$preempter" '
+	foreach (.[] | select(.pid == $p)) as $e ({by: false};
+		if $e.event == "pinned_preempt" then {by: ($e.other_pid == $q)}
+		elif .by then {by: false, wait: $e.wait_ns} else {by: false} end;
+		.wait // empty) | . / 1000 | floor' "$work/trace" >"$work/waits"
+got_n=$(wc -l <"$work/waits")
 tap_check "trace: the FIFO task preempted the pinned one 8 times or more ($got_n)" \
 	test "$got_n" -ge 8
-tap_equal "trace: as often as sched_switch shows" "$truth_n" "$got_n"
-tap_diag "waited: mdstat ${got_us} us, sched_switch ${truth_us} us"
-tap_check "trace: the waits add up to sched_switch's within 10% + 200 us" \
-	test $(( (got_us - truth_us) * (got_us > truth_us ? 1 : -1) )) -le $(( truth_us / 10 + 200 ))
+tap_equal "trace: as often as sched_switch shows" "$(wc -l <"$work/truth_waits")" "$got_n"
+# Pairwise, not summed: the host may deschedule a vCPU between tracefs'
+# clock read and mdstat's at one switch, and that wait is then off by the
+# host's time slice (in CI once: 41 ms in all by mdstat, 35 by tracefs).
+off=$(paste "$work/waits" "$work/truth_waits" |
+	awk '{ d = $1 - $2; if (d < 0) d = -d } d > $2 / 10 + 200 { printf " %d/%d", $1, $2 }')
+tap_diag "waits by mdstat, us: $(echo $(cat "$work/waits"))"
+tap_diag "by sched_switch, us: $(echo $(cat "$work/truth_waits"))"
+tap_check "trace: 3 in 4 waits or more match sched_switch's within 10% + 200 us" \
+	test $(( $(wc -w <<<"$off") * 4 )) -le "$got_n"
 tap_equal "trace: each preemption has depth 2 and cpu 1" \
 	"$(jq -c "select(.event == \"pinned_preempt\" and .pid == $pinned)" "$work/trace" | wc -l)" \
 	"$(jq -c "select(.event == \"pinned_preempt\" and .pid == $pinned and .depth == 2 and .cpu == 1)" "$work/trace" | wc -l)"
@@ -92,7 +98,7 @@ if [ "$patched" = 1 ]; then
 else
 	tap_check "trace: no more than sched_switch's runnable switches" \
 		test "$(jq -c "select(.event == \"pinned_preempt\" and .pid == $pinned)" "$work/trace" | wc -l)" \
-		-le "$(switched_out "$pinned" | cut -d' ' -f1)"
+		-le "$(switched_out "$pinned" | wc -l)"
 fi
 
 in_scenario stacking hist -j -C 1 >"$work/hist" 2>"$work/err"
@@ -103,7 +109,7 @@ if [ "$patched" = 1 ]; then
 		"$(trace_count "$work/switches" sched_pinned_preempt cpu=1)" "$count"
 else
 	tap_check "hist: the stacked histogram counts the FIFO task's preemptions at least" \
-		test "$count" -ge "$(switched_out "$pinned" "$preempter" | cut -d' ' -f1)"
+		test "$count" -ge "$(switched_out "$pinned" "$preempter" | wc -l)"
 fi
 tap_equal "hist: its buckets add up to its count" "$count" \
 	"$(jq 'select(.kind == "stacked" and .cpu == null) | [.buckets[].count] | add // 0' "$work/hist")"
@@ -117,7 +123,7 @@ tap_equal "top: the intervals' preemptions on cpu1 add up to the summary" \
 	"$(jq -s 'map(select(.type == "top") | .cpus[] | select(.cpu == 1) | .preempted) | add' "$work/top")" \
 	"$(jq .preempted <<<"$summary")"
 tap_check "top: the summary counts the FIFO task's preemptions at least" \
-	test "$(jq .preempted <<<"$summary")" -ge "$(switched_out "$pinned" "$preempter" | cut -d' ' -f1)"
+	test "$(jq .preempted <<<"$summary")" -ge "$(switched_out "$pinned" "$preempter" | wc -l)"
 tap_equal "top: the pinned task is among those that waited, 'other' policy, depth 2" \
 	"$pinned other 2" \
 	"$(jq -r "select(.type == \"top\") | .waiters[] | select(.pid == $pinned) | \"\(.pid) \(.policy) \(.depth)\"" "$work/top" | head -n 1)"
