@@ -202,10 +202,12 @@ if [ "$patched" = 1 ]; then
 	# or moved off.  tracefs does not show where sections end: a task may
 	# leave cpu3 inside another short section (a BPF trampoline's) and
 	# hold on.  So mdstat's account must match one of the task's
-	# departures from cpu3 in tracefs, within 1 ms: measured from the
-	# wait's start, or back from its end.  (Either end alone failed once:
-	# tracefs put cpu3's wait_begin 4.8 ms, another time its wait_end
-	# 3 ms, off mdstat's clock, all other times alike.)
+	# departures from cpu3 in tracefs, within 10 ms: measured from the
+	# wait's start, or back from its end.  mdstat and tracefs read the
+	# clock in two probes of one tracepoint hit, and the guest's vCPU can
+	# stall between the two: wait_begin, wait_end or the departure have
+	# been 3 to 6.4 ms apart on the two.  That a section's end is not
+	# taken for the departure is the check above (on_cpu_after_ns).
 	left=$(awk -v pid="$pinned" '
 		/ sched_hotplug_wait_begin: cpu=3 / { begin = $4 }
 		/ sched_hotplug_wait_end: cpu=3 / {
@@ -223,13 +225,13 @@ if [ "$patched" = 1 ]; then
 	tap_check "hotplug: it kept cpu3 a while after its section ($(jq '.culprits[0].on_cpu_after_ns' <<<"$report") ns)" \
 		test "$(jq '.culprits[0].on_cpu_after_ns > 0' <<<"$report")" = true
 	account=$(jq -r '"\(.explained_ns / 1000 | floor):\((.wait_ns - .explained_ns) / 1000 | floor)"' <<<"$report")
-	tap_check "hotplug: it explains the wait until the task left cpu3, as tracefs (explained:rest $account us; tracefs ${left:-no departure})" \
+	tap_check "hotplug: it explains the wait until the task left cpu3, as tracefs, within 10 ms (explained:rest $account us; tracefs ${left:-no departure})" \
 		awk -v account="$account" -v left="$left" 'BEGIN {
 			split(account, a, ":")
 			n = split(left, l, " ")
 			for (i = 1; i <= n; i++) {
 				split(l[i], t, ":")
-				if ((a[1] - t[1]) ^ 2 <= 1e6 || (a[2] - t[2]) ^ 2 <= 1e6)
+				if ((a[1] - t[1]) ^ 2 <= 1e8 || (a[2] - t[2]) ^ 2 <= 1e8)
 					exit 0
 			}
 			exit 1 }'
