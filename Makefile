@@ -12,8 +12,16 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-missing-field-initializers -Werror
 # Debian 12 packages the build, the guest and the tests use.
 PACKAGES := linux-source-6.1 gcc make patch perl flex bison bc libelf-dev \
 	libssl-dev dwarves ccache clang llvm libbpf-dev bpftool bpftrace \
-	qemu-system-x86 busybox-static cpio zstd xz-utils kmod util-linux \
+	busybox-static cpio zstd xz-utils kmod util-linux \
 	rt-tests stress-ng trace-cmd jq python3 linux-perf
+
+# QEMU comes from bookworm-backports: 7.2 in bookworm can run a stale
+# translation of kernel text another vCPU just patched (fixed in 8.1 by
+# "accel/tcg: Always lock pages before translation"; README).  Only QEMU and
+# what it pulls are taken from there.
+BACKPORTS_PACKAGES := qemu-system-x86
+BACKPORTS_SOURCES := /etc/apt/sources.list.d/bookworm-backports.sources
+QEMU_MIN_MAJOR := 8
 
 .PHONY: all deps kernel mdstat bench bench-tools kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
 
@@ -21,15 +29,25 @@ all: kernel mdload mdstat
 
 # A quick no-op when every package is there; apt-get otherwise.
 deps:
-	@missing=$$(for p in $(PACKAGES); do \
-		dpkg-query -W -f='$${db:Status-Status}\n' $$p 2>/dev/null | \
-			grep -qx installed || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		echo "deps: installing" $$missing; \
+	@installed() { dpkg-query -W -f='$${db:Status-Status}\n' $$1 2>/dev/null | grep -qx installed; }; \
+	missing=$$(for p in $(PACKAGES); do installed $$p || echo $$p; done); \
+	qemu_major=$$(dpkg-query -W -f='$${Version}' qemu-system-x86 2>/dev/null | sed 's/^[0-9]*://; s/[.].*//'); \
+	backports=; \
+	[ "$${qemu_major:-0}" -ge $(QEMU_MIN_MAJOR) ] 2>/dev/null || backports="$(BACKPORTS_PACKAGES)"; \
+	if [ -n "$$missing$$backports" ]; then \
+		echo "deps: installing" $$missing $$backports; \
 		[ "$$(id -u)" = 0 ] || { echo "deps: need root to install packages" >&2; exit 2; }; \
 		mkdir -p $(BUILD); \
-		{ apt-get update && DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y --no-install-recommends $$missing; } \
+		{ if [ -n "$$backports" ] && [ ! -f $(BACKPORTS_SOURCES) ]; then \
+			printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' \
+				'Suites: bookworm-backports' 'Components: main' \
+				'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
+				>$(BACKPORTS_SOURCES); fi && \
+		  apt-get update && \
+		  { [ -z "$$missing" ] || DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y --no-install-recommends $$missing; } && \
+		  { [ -z "$$backports" ] || DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y --no-install-recommends -t bookworm-backports $$backports; }; } \
 			>$(BUILD)/apt.log 2>&1 || \
 			{ tail -n 20 $(BUILD)/apt.log >&2; \
 			  echo "deps: apt-get install failed (log: $(BUILD)/apt.log)" >&2; exit 2; }; \
