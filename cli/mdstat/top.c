@@ -25,6 +25,9 @@ struct waiter {
 
 struct top {
 	bool ansi;
+	long intervals;
+	/* the counters as this interval ends, and as the last one did */
+	struct mdstat_counters cur[MDSTAT_MAX_CPUS];
 	struct mdstat_counters prev[MDSTAT_MAX_CPUS];
 	struct mdstat_rq kernel_first[MDSTAT_MAX_CPUS];
 	struct waiter waiters[MAX_WAITERS];
@@ -252,11 +255,13 @@ static void print_json(struct session *s, struct top *t,
 static int top_interval(struct session *s, long n)
 {
 	struct top *t = s->ctx;
-	struct mdstat_counters *c = s->skel->bss->counters;
+	struct mdstat_counters *c = t->cur;
 	__u64 now = now_ns();
 	double secs = (now - t->last_ns) / 1e9;
 
 	(void)n;
+	/* One copy: what this interval shows is what the next one starts from. */
+	memcpy(t->cur, s->skel->bss->counters, sizeof(t->cur));
 	if (session_snapshot(s)) {
 		fprintf(stderr, "mdstat: cannot read the runqueues\n");
 		return -1;
@@ -268,13 +273,17 @@ static int top_interval(struct session *s, long n)
 		print_text(s, t, c, secs, now);
 	memcpy(t->prev, c, sizeof(t->prev));
 	t->last_ns = now;
+	t->intervals++;
 	return 0;
 }
 
-/* Totals since the start; the kernel's own counters alongside where it has them. */
+/*
+ * Totals since the start, from the counters the last interval showed; the
+ * kernel's own counters alongside where it has them.
+ */
 static void print_summary(struct session *s, struct top *t)
 {
-	const struct mdstat_counters *c = s->skel->bss->counters;
+	const struct mdstat_counters *c = t->cur;
 	const struct mdstat_rq *k = s->skel->bss->rqs, *k0 = t->kernel_first;
 	double secs = (now_ns() - s->start_ns) / 1e9;
 	bool first = true;
@@ -373,8 +382,15 @@ int cmd_top(int argc, char **argv)
 	memcpy(t->kernel_first, s.skel->bss->rqs, sizeof(t->kernel_first));
 	t->last_ns = now_ns();
 	err = session_run(&s);
-	if (!err || err == EXIT_COMMAND)
-		print_summary(&s, t);
+	if (err && err != EXIT_COMMAND)
+		goto out;
+	/*
+	 * Unless -n ended it, the run ended inside an interval: show it, so
+	 * that the intervals add up to the summary.
+	 */
+	if (!o.count || t->intervals < o.count)
+		top_interval(&s, t->intervals + 1);
+	print_summary(&s, t);
 out:
 	session_close(&s);
 	free(t);
