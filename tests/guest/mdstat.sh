@@ -3,13 +3,17 @@
 # with the series, or stock (tests/check boots both).  Every number is
 # checked against what the scenario made or what tracefs saw of it.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 32
+tap_plan 33
 
 mdload_load || exit 1
 mdstat=$top/build/mdstat
 work=$(mktemp -d)
-if [ -d /sys/kernel/tracing/events/sched/sched_push_queued ]; then
+if [ -d /sys/kernel/tracing/events/sched/sched_pinned_push_queued ]; then
 	patched=1 kernel="with the series"
+	# The kernel's own counters count while schedstats are on.
+	schedstats=$(sysctl -n kernel.sched_schedstats)
+	sysctl -q kernel.sched_schedstats=1
+	trap 'sysctl -q kernel.sched_schedstats=$schedstats' EXIT
 else
 	patched=0 kernel="stock"
 fi
@@ -106,7 +110,7 @@ pinned=$(cat "$work/pinned") preempter=$(cat "$work/preempter")
 count=$(jq 'select(.type == "hist" and .kind == "stacked" and .cpu == null) | .count' "$work/hist")
 if [ "$patched" = 1 ]; then
 	tap_equal "hist: the stacked histogram counts each sched_pinned_preempt on cpu1" \
-		"$(trace_count "$work/switches" sched_pinned_preempt cpu=1)" "$count"
+		"$(grep -c '\[001\] .* sched_pinned_preempt: ' "$work/switches")" "$count"
 else
 	tap_check "hist: the stacked histogram counts the FIFO task's preemptions at least" \
 		test "$count" -ge "$(switched_out "$pinned" "$preempter" | wc -l)"
@@ -170,8 +174,8 @@ fi
 offlining() {
 	local start end
 	[ "$patched" = 0 ] ||
-		trace_begin md_mdstat_hotplug sched_switch sched_migrate_task sched_hotplug_wait_begin \
-		sched_hotplug_wait_end
+		trace_begin md_mdstat_hotplug sched_switch sched_migrate_task sched_hotplug_pinned \
+		cpuhp/cpuhp_enter cpuhp/cpuhp_exit
 	start=$(date +%s%N)
 	offline_cpu3_scenario 1s >"$work/section"
 	end=$(date +%s%N)
@@ -208,9 +212,13 @@ if [ "$patched" = 1 ]; then
 	# stall between the two: wait_begin, wait_end or the departure have
 	# been 3 to 6.4 ms apart on the two.  That a section's end is not
 	# taken for the departure is the check above (on_cpu_after_ns).
+	# The wait is the sched:waitempty step, between its cpuhp_enter and
+	# the cpuhp_exit of the same step.
 	left=$(awk -v pid="$pinned" '
-		/ sched_hotplug_wait_begin: cpu=3 / { begin = $4 }
-		/ sched_hotplug_wait_end: cpu=3 / {
+		/ cpuhp_enter: cpu: 0003 .*\(sched_cpu_wait_empty\)/ {
+			begin = $4; step = $0; sub(/.* step: */, "", step); sub(/ .*/, "", step)
+		}
+		begin && / cpuhp_exit: / && $0 ~ " state: *" step " " {
 			for (i = 1; i <= n; i++)
 				printf "%d:%d ", (t[i] - begin) * 1e6, ($4 - t[i]) * 1e6
 			exit
@@ -219,9 +227,12 @@ if [ "$patched" = 1 ]; then
 		    $0 !~ " prev_state=R\\+? " ||
 		begin && $0 ~ " sched_migrate_task: .* pid=" pid " .* orig_cpu=3 " { t[++n] = $4 }
 		' "$work/offline-trace")
-	tap_diag "$(awk -v pid="$pinned" '/ sched_hotplug_wait_begin: cpu=3 / { begin = 1 }
-		begin && ($0 ~ "_pid=" pid " " || $0 ~ " pid=" pid " " || / sched_hotplug_wait_(begin|end): /)' \
+	tap_diag "$(awk -v pid="$pinned" '/ cpuhp_enter: cpu: 0003 .*sched_cpu_wait_empty/ { begin = 1 }
+		begin && ($0 ~ "_pid=" pid " " || $0 ~ " pid=" pid " " || / cpuhp_e/)' \
 		"$work/offline-trace" | head -n 8)"
+	tap_equal "hotplug: the kernel's sched_hotplug_pinned names the same task, on cpu3" \
+		"$pinned" "$(sed -n 's/.*\[003\] .* sched_hotplug_pinned: .* pid=\([0-9]*\) .*/\1/p' \
+		"$work/offline-trace" | head -n 1)"
 	tap_check "hotplug: it kept cpu3 a while after its section ($(jq '.culprits[0].on_cpu_after_ns' <<<"$report") ns)" \
 		test "$(jq '.culprits[0].on_cpu_after_ns > 0' <<<"$report")" = true
 	account=$(jq -r '"\(.explained_ns / 1000 | floor):\((.wait_ns - .explained_ns) / 1000 | floor)"' <<<"$report")
@@ -240,6 +251,7 @@ else
 	tap_skip "hotplug: the culprit's stack" "no culprits without the series"
 	tap_skip "hotplug: the culprit's time on cpu3" "no culprits without the series"
 	tap_skip "hotplug: the culprit's share of the wait" "no culprits without the series"
+	tap_skip "hotplug: the kernel's sched_hotplug_pinned names the same task" "no such event without the series"
 fi
 
 # --- Affinity: taskset moves a task sleeping 400 ms in a section on cpu1
