@@ -40,7 +40,7 @@ tap_equal "mdstat doctor sees the series as tracefs does" \
 	"$([ "$patched" = 1 ] && echo true || echo false)" \
 	"$(jq -r 'select(.name == "mdstat-series") | .ok' "$work/doctor")"
 
-# --- Stacking: a SCHED_OTHER task spins 1 s in a depth-2 section on cpu1
+# --- Stacking: a SCHED_OTHER task spins in a depth-2 section on cpu1
 # while a FIFO 80 task wakes there 8 times, spinning 2 ms each.  tracefs
 # records the switches, and the series' own event where there is one.
 stacking() {
@@ -49,11 +49,15 @@ stacking() {
 	else
 		trace_begin md_mdstat sched_switch
 	fi
-	"$mdsection" -c 1 -d 2 -s 1s >/dev/null &
+	# The section lasts until the preempter is done, however long the
+	# host keeps the vCPUs from running: a fatal signal ends it.
+	"$mdsection" -c 1 -d 2 -s 5s >/dev/null &
 	echo $! >"$work/pinned"
 	wait_pinned 1 1
 	"$mdsection" -f 80 -c 1 -n 8 -s 2ms -S 20ms >/dev/null &
 	echo $! >"$work/preempter"
+	wait $!
+	kill -KILL "$(cat "$work/pinned")"
 	wait
 	trace_end "$work/switches"
 }
