@@ -841,7 +841,6 @@ static long snapshot_cpu(__u32 cpu, void *unused)
 		out->md.push_migrated = rq->md_stats.push_migrated;
 		out->md.push_dequeued = rq->md_stats.push_dequeued;
 		out->md.push_no_target = rq->md_stats.push_no_target;
-		out->md.balance_push = rq->md_stats.balance_push;
 		out->md.hotplug_pinned = rq->md_stats.hotplug_pinned;
 		out->md.affinity_wait = rq->md_stats.affinity_wait;
 	}

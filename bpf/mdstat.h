@@ -75,7 +75,6 @@ struct mdstat_md_stats {
 	__u64 push_migrated;
 	__u64 push_dequeued;
 	__u64 push_no_target;
-	__u64 balance_push;
 	__u64 hotplug_pinned;
 	__u64 affinity_wait;
 };

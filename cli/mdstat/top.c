@@ -290,7 +290,6 @@ static void json_md_stats(const struct mdstat_md_stats *now,
 	MD(push_migrated);
 	MD(push_dequeued);
 	MD(push_no_target);
-	MD(balance_push);
 	MD(hotplug_pinned);
 	MD(affinity_wait);
 	putchar('}');

@@ -26,7 +26,7 @@ static const struct {
 
 /* The series' enum pinned_push_site, in order. */
 static const char *const push_sites[] = {
-	"rt_push", "rt_pull", "dl_pull", "migrate_enable",
+	"rt_push_ipi", "rt_pull", "dl_pull", "migrate_enable",
 };
 
 static const char *const push_results[] = {
