@@ -49,9 +49,9 @@ stacking() {
 	else
 		trace_begin md_mdstat sched_switch
 	fi
-	# The section lasts until the preempter is done, however long the
-	# host keeps the vCPUs from running: a fatal signal ends it.
-	"$mdsection" -c 1 -d 2 -s 5s >/dev/null &
+	# The section ends with the preempter (a fatal signal ends it), or
+	# after 1 s, mdload's bound.
+	"$mdsection" -c 1 -d 2 -s 1s >/dev/null &
 	echo $! >"$work/pinned"
 	wait_pinned 1 1
 	"$mdsection" -f 80 -c 1 -n 8 -s 2ms -S 20ms >/dev/null &
