@@ -210,12 +210,15 @@ if [ "$patched" = 1 ]; then
 	# or moved off.  tracefs does not show where sections end: a task may
 	# leave cpu3 inside another short section (a BPF trampoline's) and
 	# hold on.  So mdstat's account must match one of the task's
-	# departures from cpu3 in tracefs, within 10 ms: measured from the
+	# departures from cpu3 in tracefs, within 5 ms: measured from the
 	# wait's start, or back from its end.  mdstat and tracefs read the
-	# clock in two probes of one tracepoint hit, and the guest's vCPU can
-	# stall between the two: wait_begin, wait_end or the departure have
-	# been 3 to 6.4 ms apart on the two.  That a section's end is not
-	# taken for the departure is the check above (on_cpu_after_ns).
+	# clock in two probes of one tracepoint hit, and the host can stop a
+	# vCPU between the two.  With QEMU 10, in ten runs of this test in
+	# one boot of our kernel, the closer end agreed within
+	# 136-335 us nine times and 2.3 ms once (the other end 6.2 ms off);
+	# with QEMU 7.2 they had been up to 6.4 ms apart, and this was 10 ms.
+	# That a section's end is not taken for the departure is the check
+	# above (on_cpu_after_ns).
 	# The wait is the sched:waitempty step, between its cpuhp_enter and
 	# the cpuhp_exit of the same step.
 	left=$(awk -v pid="$pinned" '
@@ -240,13 +243,13 @@ if [ "$patched" = 1 ]; then
 	tap_check "hotplug: it kept cpu3 a while after its section ($(jq '.culprits[0].on_cpu_after_ns' <<<"$report") ns)" \
 		test "$(jq '.culprits[0].on_cpu_after_ns > 0' <<<"$report")" = true
 	account=$(jq -r '"\(.explained_ns / 1000 | floor):\((.wait_ns - .explained_ns) / 1000 | floor)"' <<<"$report")
-	tap_check "hotplug: it explains the wait until the task left cpu3, as tracefs, within 10 ms (explained:rest $account us; tracefs ${left:-no departure})" \
+	tap_check "hotplug: it explains the wait until the task left cpu3, as tracefs, within 5 ms (explained:rest $account us; tracefs ${left:-no departure})" \
 		awk -v account="$account" -v left="$left" 'BEGIN {
 			split(account, a, ":")
 			n = split(left, l, " ")
 			for (i = 1; i <= n; i++) {
 				split(l[i], t, ":")
-				if ((a[1] - t[1]) ^ 2 <= 1e8 || (a[2] - t[2]) ^ 2 <= 1e8)
+				if ((a[1] - t[1]) ^ 2 <= 25e6 || (a[2] - t[2]) ^ 2 <= 25e6)
 					exit 0
 			}
 			exit 1 }'
