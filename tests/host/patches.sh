@@ -44,8 +44,10 @@ findings() {
 	     END { exit n > 0 }' <<<"$1"
 }
 
+# Commit ids (Fixes:) are left out: checkpatch looks them up with git, and
+# Debian's tarball has no history, so every one would be "unknown".
 for name in "${series[@]}"; do
-	out=$(cd "$tree" && scripts/checkpatch.pl "$top/patches/$name" 2>&1)
+	out=$(cd "$tree" && scripts/checkpatch.pl --ignore UNKNOWN_COMMIT_ID "$top/patches/$name" 2>&1)
 	if grep -q '^total: 0 errors, 0 warnings' <<<"$out" || findings "$out" >/dev/null; then
 		tap_ok "checkpatch: $name"
 	else
