@@ -191,18 +191,19 @@ tap_equal "MDF_PUSH: every push queued has its one result" \
 	"$(trace_count "$log" sched_pinned_push_queued)" "$(trace_count "$log" sched_pinned_push_done)"
 
 # --- Hotplug: cpu3 goes offline while two tasks are in sections there, one
-# asleep 600 ms, one spinning 400 ms, and a third spins there unpinned; the
+# asleep 900 ms, one spinning 700 ms, and a third spins there unpinned; the
 # hotplug thread waits for the first two, balance_push() moves the third
 # off.  Each pinned task reports itself once, as it lets the wait go on.
 # The third stays affine to cpu3 alone, so that the load balancer leaves
-# it there until the offline forces it off.
+# it there until the offline forces it off, and runs at nice 19, so that
+# the hotplug thread gets to its wait while the sections last.
 before_pinned=$(rq_stat 3 md_stats.hotplug_pinned)
 trace_begin md_hotplug sched_hotplug_pinned sched_migrate_task cpuhp/cpuhp_enter cpuhp/cpuhp_exit
-"$mdsection" -c 3 -S 600ms >"$log.sleeper" &
+"$mdsection" -c 3 -S 900ms >"$log.sleeper" &
 sleeper=$!
-"$mdsection" -c 3 -s 400ms >"$log.spinning" &
+"$mdsection" -c 3 -s 700ms >"$log.spinning" &
 spinning=$!
-taskset -c 3 perl -e '1 while 1' &
+taskset -c 3 nice -n 19 perl -e '1 while 1' &
 spinner=$!
 wait_pinned 3 2
 taskset -p -c 0-3 "$sleeper" >/dev/null
