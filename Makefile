@@ -128,18 +128,22 @@ $(BUILD)/tpcount: bench/tpcount.c $(BUILD)/tpcount.skel.h
 # stock one, then the properties on the debug one.
 STOCK_KERNEL := $(BUILD)/kernel-stock
 DEBUG_KERNEL := $(BUILD)/kernel-mdstat-debug
+# mdload for them, in this checkout: the kernels' folders are shared by
+# every clone, whose mdload sources may differ.
+STOCK_MDLOAD := $(BUILD)/mdload-stock
+DEBUG_MDLOAD := $(BUILD)/mdload-debug
 check: kernel mdload mdstat bench-tools kernel-stock kernel-debug
-	@$(MAKE) -s mdload-module KOBJ=$(STOCK_KERNEL)/obj MDLOAD=$(STOCK_KERNEL)/mdload
-	@$(MAKE) -s mdload-module KOBJ=$(DEBUG_KERNEL)/obj MDLOAD=$(DEBUG_KERNEL)/mdload
+	@$(MAKE) -s mdload-module KOBJ=$(STOCK_KERNEL)/obj MDLOAD=$(STOCK_MDLOAD)
+	@$(MAKE) -s mdload-module KOBJ=$(DEBUG_KERNEL)/obj MDLOAD=$(DEBUG_MDLOAD)
 	@MDSTAT_STOCK_BZIMAGE=$(STOCK_KERNEL)/obj/arch/x86/boot/bzImage \
-		MDSTAT_STOCK_MDLOAD_KO=$(abspath $(STOCK_KERNEL))/mdload/mdload.ko \
+		MDSTAT_STOCK_MDLOAD_KO=$(abspath $(STOCK_MDLOAD))/mdload.ko \
 		MDSTAT_DEBUG_BZIMAGE=$(DEBUG_KERNEL)/obj/arch/x86/boot/bzImage \
-		MDSTAT_DEBUG_MDLOAD_KO=$(abspath $(DEBUG_KERNEL))/mdload/mdload.ko tests/check
+		MDSTAT_DEBUG_MDLOAD_KO=$(abspath $(DEBUG_MDLOAD))/mdload.ko tests/check
 
 # Every benchmark, in the guest on both kernels, and one table (bench/run,
 # docs/benchmarks.md); COLD=1 also times a build with nothing cached.
 bench: kernel mdload mdstat bench-tools kernel-stock
-	@$(MAKE) -s mdload-module KOBJ=$(STOCK_KERNEL)/obj MDLOAD=$(STOCK_KERNEL)/mdload
+	@$(MAKE) -s mdload-module KOBJ=$(STOCK_KERNEL)/obj MDLOAD=$(STOCK_MDLOAD)
 	@bench/run $(if $(COLD),--cold)
 
 # Hotplug, sections, affinity storms and RT pushes at once, for DURATION
@@ -151,9 +155,9 @@ torture: kernel mdload
 # The same tests on the debug kernel: any lockdep or sleep-in-atomic splat
 # fails them.
 check-debug: kernel-debug mdstat bench-tools $(MDLOAD_HELPERS)
-	@$(MAKE) -s mdload-module KOBJ=$(DEBUG_KERNEL)/obj MDLOAD=$(DEBUG_KERNEL)/mdload
+	@$(MAKE) -s mdload-module KOBJ=$(DEBUG_KERNEL)/obj MDLOAD=$(DEBUG_MDLOAD)
 	@MDSTAT_BZIMAGE=$(DEBUG_KERNEL)/obj/arch/x86/boot/bzImage \
-		MDSTAT_MDLOAD_KO=$(abspath $(DEBUG_KERNEL))/mdload/mdload.ko tests/check
+		MDSTAT_MDLOAD_KO=$(abspath $(DEBUG_MDLOAD))/mdload.ko tests/check
 
 # Kernel development: build/linux-dev/src is a git tree with the series as
 # commits; devtree-build builds it (and mdload for it), export-patches writes
