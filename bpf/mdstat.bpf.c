@@ -31,6 +31,9 @@ const volatile pid_t targ_tgid;
 const volatile bool filter_cpus;
 const volatile __u8 cpu_allowed[MDSTAT_MAX_CPUS];
 const volatile __u32 nr_cpus = 1;
+/* What stop_one_cpu_nowait_exit reports: it serves two sources. */
+const volatile bool fallback_push;
+const volatile bool fallback_balance_push;
 
 /* Read by mdstat through the mmap()ed .bss. */
 struct mdstat_counters counters[MDSTAT_MAX_CPUS];
@@ -546,9 +549,9 @@ int BPF_PROG(stop_one_cpu_nowait_exit, unsigned int cpu, void *fn, void *arg,
 
 	if (!queued)
 		return 0;
-	if (work_fn == &push_cpu_stop)
+	if (fallback_push && work_fn == &push_cpu_stop)
 		push_queued(work->arg, NULL, cpu, MDSTAT_PUSH_SITE_UNKNOWN);
-	else if (work_fn == &__balance_push_cpu_stop)
+	else if (fallback_balance_push && work_fn == &__balance_push_cpu_stop)
 		balance_push(work->arg, cpu);
 	return 0;
 }

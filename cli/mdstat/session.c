@@ -138,6 +138,10 @@ int session_start(struct session *s)
 			bpf_program__set_autoload(prog, true);
 		}
 	}
+	s->skel->rodata->fallback_push = s->want[SRC_PUSH] &&
+		s->kernel.src[SRC_PUSH].available && !s->kernel.src[SRC_PUSH].patched;
+	s->skel->rodata->fallback_balance_push = s->want[SRC_BALANCE_PUSH] &&
+		s->kernel.src[SRC_BALANCE_PUSH].available;
 	s->skel->rodata->emit_events = s->emit_events;
 	s->skel->rodata->event_mask = o->event_mask;
 	s->skel->rodata->hist_per_cpu = o->per_cpu;
