@@ -4,8 +4,9 @@
 # preempt_enable() pair, all timed in the kernel by mdload on cpu1 and
 # interleaved round by round.  On a kernel with the series, also with the
 # bare tracepoints on and a trivial BPF consumer attached (bench/tpcount).
-# Each figure is the median over the rounds of a ratio taken within one
-# round, so the emulator's speed cancels out.  Besides the floor, the
+# Each figure is the mean over the rounds of a ratio taken within one
+# round, so the emulator's speed cancels out, with its 95% confidence
+# interval.  Besides the floor, the
 # outermost pair is also given per nested pair: the nested path is the
 # same code with and without the series, which makes it the fairer yard-
 # stick between two boots (the floor itself moved by 10% from one boot to
@@ -15,6 +16,7 @@ set -u
 
 rounds=${BENCH_ROUNDS:-9}
 pairs=${BENCH_PAIRS:-1000000}
+cpu=${BENCH_CPU:-1}
 tpcount=$top/build/tpcount
 flavour=$(uname -r | grep -q mdstat && echo mdstat || echo stock)
 work=$(mktemp -d)
@@ -25,7 +27,7 @@ mdload_load || exit 1
 ns_per_pair() {
 	local n=$pairs
 	[ "$1" = preempt ] && n=$((pairs * 10 > 10000000 ? 10000000 : pairs * 10))
-	"$mdpairs" -c 1 -k "$1" -n "$n" | sed -n 's/.* ns_per_pair=\([0-9.]*\) .*/\1/p'
+	"$mdpairs" -c "$cpu" -k "$1" -n "$n" | sed -n 's/.* ns_per_pair=\([0-9.]*\) .*/\1/p'
 }
 
 tp=
@@ -58,7 +60,9 @@ record "fastpath.$flavour.rounds" "$rounds"
 record "fastpath.$flavour.pairs" "$pairs"
 record "fastpath.$flavour.preempt_ns" "$(quantile 0.5 "$work/preempt.ns")"
 for kind in migrate nested ${tp:+migrate-tp nested-tp} per-nested; do
-	record "fastpath.$flavour.$kind.ratio" "$(quantile 0.5 "$work/$kind.ratio")"
+	read -r mean low high < <(ci95 "$work/$kind.ratio")
+	record "fastpath.$flavour.$kind.ratio" "$mean"
+	record "fastpath.$flavour.$kind.ci95" "$low-$high"
 	record "fastpath.$flavour.$kind.spread" "$(spread "$work/$kind.ratio")"
 done
 rm -rf "$work"

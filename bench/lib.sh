@@ -25,6 +25,23 @@ spread() {
 	echo "$(quantile 0 "$1")-$(quantile 1 "$1")"
 }
 
+# ci95 FILE: "MEAN LOW HIGH", the mean of the numbers in FILE and its 95%
+# confidence interval (Student's t, the rounds taken as independent).
+ci95() {
+	awk '{ x[NR] = $1; s += $1 } END {
+		if (NR < 2) exit 1
+		m = s / NR
+		for (i = 1; i <= NR; i++) v += (x[i] - m) ^ 2
+		sd = sqrt(v / (NR - 1))
+		# t(0.975, df) for df 1..30, then the normal quantile
+		split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 " \
+		      "2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086 " \
+		      "2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", t, " ")
+		q = NR - 1 <= 30 ? t[NR - 1] : 1.96
+		h = q * sd / sqrt(NR)
+		printf "%.4f %.4f %.4f\n", m, m - h, m + h }' "$1"
+}
+
 # ratio A B [DIGITS]: A / B.
 ratio() {
 	awk -v a="$1" -v b="$2" -v d="${3:-3}" 'BEGIN { printf "%.*f\n", d, b ? a / b : 0 }'

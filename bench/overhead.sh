@@ -12,9 +12,10 @@
 # gathers the same stacking data from sched_switch.  Each tool starts the
 # load itself once it is attached (-- CMD, -c CMD).  After one run to warm
 # up (the emulator translates code as it first runs), the four take turns,
-# in an order that rotates every round; the figure is the median, over
+# in an order that rotates every round; the figure is the mean, over
 # rounds, of the load's time under the tool divided by its time alone in
-# the same round.
+# the same round, with its 95% confidence interval; and the same for
+# "mdstat top" over the peer, for the target that top stays below it.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -43,7 +44,7 @@ measure() {
 	local name=$1 round i mode turns=(none top trace peer)
 	local modes=("${turns[@]:1}")
 	load=("${on_cpu1[@]}" ${loads[$1]})
-	rm -f "$work"/none "$work"/top "$work"/trace "$work"/peer
+	rm -f "$work"/none "$work"/top "$work"/trace "$work"/peer "$work"/top-peer
 	load_seconds none >/dev/null || exit 1
 	for round in $(seq "$rounds"); do
 		for i in "${!turns[@]}"; do
@@ -54,11 +55,14 @@ measure() {
 		for mode in "${modes[@]}"; do
 			ratio "$(cat "$work/$mode.last")" "$(cat "$work/none.last")" 4 >>"$work/$mode"
 		done
+		ratio "$(cat "$work/top.last")" "$(cat "$work/peer.last")" 4 >>"$work/top-peer"
 	done
 	record "overhead.$name.load" "${load[*]##*/}"
 	record "overhead.$name.none_s" "$(quantile 0.5 "$work/none")"
-	for mode in "${modes[@]}"; do
-		record "overhead.$name.$mode.ratio" "$(quantile 0.5 "$work/$mode")"
+	for mode in "${modes[@]}" top-peer; do
+		read -r mean low high < <(ci95 "$work/$mode")
+		record "overhead.$name.$mode.ratio" "$mean"
+		record "overhead.$name.$mode.ci95" "$low-$high"
 		record "overhead.$name.$mode.spread" "$(spread "$work/$mode")"
 	done
 }

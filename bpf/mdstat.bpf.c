@@ -3,11 +3,12 @@
  * mdstat's BPF programs: what migrate_disable() costs, aggregated in the
  * kernel, with per-event records only for the subcommands that print them.
  *
- * Two sources for most things.  A kernel with the mdstat series has trace
- * events for pushes, balance pushes and hotplug and affinity waits, and bare
- * tracepoints at the outermost migrate_disable()/migrate_enable(); a stock
- * kernel is probed with fentry/fexit on the functions doing the same work.
- * User space picks one set and both feed the same accounting below.
+ * Two sources for some things.  A kernel with the mdstat series has trace
+ * events for pushes and affinity waits, and bare tracepoints at the
+ * outermost migrate_disable()/migrate_enable(); a stock kernel is probed
+ * with fentry/fexit on the functions doing the same work.  User space picks
+ * one set and both feed the same accounting below.  Balance pushes and
+ * hotplug waits come from fentry/fexit on every kernel.
  *
  * Only tp_btf (raw tracepoint) programs see the scheduler as it is: fentry
  * programs run inside the trampoline's migrate_disable(), so there current
@@ -244,8 +245,9 @@ static void event_other(struct mdstat_event *e, struct task_struct *p)
 }
 
 /*
- * Stacking, on every kernel: a pinned task switched out while still
- * queued was preempted inside its section and can only wait for this CPU.
+ * Stacking, on every kernel: a pinned task preempted inside its section
+ * stays queued and can only wait for this CPU.  One that yields, or calls
+ * schedule() while still running, stays queued too, but was not preempted.
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
@@ -259,8 +261,8 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	__s32 pid = next->pid;
 	__u64 wait;
 
-	if (prev->migration_disabled && prev->on_rq == TASK_ON_RQ_QUEUED &&
-	    task_wanted(prev) && cpu_wanted(cpu)) {
+	if (preempt && prev->migration_disabled && task_wanted(prev) &&
+	    cpu_wanted(cpu)) {
 		bpf_probe_read_kernel_str(task.comm, sizeof(task.comm), prev->comm);
 		task.tgid = prev->tgid;
 		task.cpu = cpu;
@@ -377,20 +379,17 @@ static void push_done(const struct mdstat_push_task *push, __s32 cpu, __u64 resu
 	}
 }
 
-/* A CPU going down pushed p off, or left it running because it is pinned. */
-static void balance_push(struct task_struct *p, __s32 cpu, bool pinned)
+/* A CPU going down queued its stopper to push p off. */
+static void balance_push(struct task_struct *p, __s32 cpu)
 {
 	struct mdstat_event *e;
 
 	if (!cpu_wanted(cpu) || !task_wanted(p))
 		return;
-	if (!pinned)
-		count(cpu, MDSTAT_CNT_BALANCE_PUSH, 1);
+	count(cpu, MDSTAT_CNT_BALANCE_PUSH, 1);
 	e = event_reserve(MDSTAT_EV_BALANCE_PUSH, cpu);
 	if (e) {
 		event_task(e, p);
-		e->depth = BPF_CORE_READ(p, migration_disabled);
-		e->arg = pinned;
 		bpf_ringbuf_submit(e, 0);
 	}
 }
@@ -460,86 +459,62 @@ static void affinity_wait_begin(struct task_struct *p, __s32 cpu)
 	}
 }
 
-static void affinity_wait_end(__u64 wait_ns)
+/* The current task waited wait_ns for pid, pinned on cpu, to leave its section. */
+static void affinity_waited(__s32 pid, __s32 cpu, __u64 wait_ns)
 {
-	struct task_struct *current = bpf_get_current_task_btf();
-	__s32 caller = current->pid;
-	struct affinity_wait *wait;
 	struct mdstat_event *e;
+
+	count(cpu, MDSTAT_CNT_AFFINITY_WAIT, 1);
+	hist_add(MDSTAT_HIST_AFFINITY, cpu, wait_ns);
+	e = event_reserve(MDSTAT_EV_AFFINITY_WAIT_END, cpu);
+	if (e) {
+		e->pid = pid;
+		event_other(e, bpf_get_current_task_btf());
+		e->duration_ns = wait_ns;
+		bpf_ringbuf_submit(e, 0);
+	}
+}
+
+static void affinity_wait_end(void)
+{
+	__s32 caller = bpf_get_current_pid_tgid();
+	struct affinity_wait *wait;
 
 	wait = bpf_map_lookup_elem(&affinity_waits, &caller);
 	if (!wait)
 		return;
-	if (!wait_ns)
-		wait_ns = bpf_ktime_get_ns() - wait->since;
-	count(wait->cpu, MDSTAT_CNT_AFFINITY_WAIT, 1);
-	hist_add(MDSTAT_HIST_AFFINITY, wait->cpu, wait_ns);
-	e = event_reserve(MDSTAT_EV_AFFINITY_WAIT_END, wait->cpu);
-	if (e) {
-		e->pid = wait->pid;
-		event_other(e, current);
-		e->duration_ns = wait_ns;
-		bpf_ringbuf_submit(e, 0);
-	}
+	affinity_waited(wait->pid, wait->cpu, bpf_ktime_get_ns() - wait->since);
 	bpf_map_delete_elem(&affinity_waits, &caller);
 }
 
 /* The mdstat series' trace events. */
 
-SEC("tp_btf/sched_push_queued")
+SEC("tp_btf/sched_pinned_push_queued")
 int BPF_PROG(push_queued_tp, struct task_struct *p, struct task_struct *pinned,
-	     int cpu, enum sched_push_site site)
+	     int cpu, int site)
 {
 	push_queued(p, pinned, cpu, site);
 	return 0;
 }
 
-SEC("tp_btf/sched_push_done")
-int BPF_PROG(push_done_tp, struct task_struct *p, int cpu,
-	     enum sched_push_result result, int dest_cpu)
+/* It runs on the CPU the push was queued on, in its stopper. */
+SEC("tp_btf/sched_pinned_push_done")
+int BPF_PROG(push_done_tp, struct task_struct *p, int result, int dest_cpu)
 {
 	struct mdstat_push_task push = {
 		.pid = p->pid, .tgid = p->tgid, .prio = p->prio, .dest_cpu = dest_cpu,
 	};
 
 	bpf_probe_read_kernel_str(push.comm, sizeof(push.comm), p->comm);
-	push_done(&push, cpu, result);
+	push_done(&push, bpf_get_smp_processor_id(), result);
 	return 0;
 }
 
-SEC("tp_btf/sched_balance_push")
-int BPF_PROG(balance_push_tp, struct task_struct *p, int cpu, bool pinned)
+SEC("tp_btf/sched_affinity_wait")
+int BPF_PROG(affinity_wait_tp, struct task_struct *p, int cpu, u64 wait_ns)
 {
-	balance_push(p, cpu, pinned);
-	return 0;
-}
-
-SEC("tp_btf/sched_hotplug_wait_begin")
-int BPF_PROG(hotplug_wait_begin_tp, int cpu, unsigned int nr_running,
-	     unsigned int nr_pinned)
-{
-	hotplug_wait_begin(cpu, nr_running, nr_pinned);
-	return 0;
-}
-
-SEC("tp_btf/sched_hotplug_wait_end")
-int BPF_PROG(hotplug_wait_end_tp, int cpu, u64 wait_ns)
-{
-	hotplug_wait_end(cpu, wait_ns);
-	return 0;
-}
-
-SEC("tp_btf/sched_affinity_wait_begin")
-int BPF_PROG(affinity_wait_begin_tp, struct task_struct *p, int cpu)
-{
-	affinity_wait_begin(p, cpu);
-	return 0;
-}
-
-SEC("tp_btf/sched_affinity_wait_end")
-int BPF_PROG(affinity_wait_end_tp, struct task_struct *p, u64 wait_ns)
-{
-	affinity_wait_end(wait_ns);
+	if (cpu_wanted(cpu) && task_wanted(p))
+		affinity_waited(p->pid, cpu, wait_ns);
 	return 0;
 }
 
@@ -574,7 +549,7 @@ int BPF_PROG(stop_one_cpu_nowait_exit, unsigned int cpu, void *fn, void *arg,
 	if (work_fn == &push_cpu_stop)
 		push_queued(work->arg, NULL, cpu, MDSTAT_PUSH_SITE_UNKNOWN);
 	else if (work_fn == &__balance_push_cpu_stop)
-		balance_push(work->arg, cpu, false);
+		balance_push(work->arg, cpu);
 	return 0;
 }
 
@@ -679,7 +654,7 @@ int BPF_PROG(affine_move_task_entry, struct rq *rq, struct task_struct *p,
 SEC("fexit/affine_move_task")
 int BPF_PROG(affine_move_task_exit)
 {
-	affinity_wait_end(0);
+	affinity_wait_end();
 	return 0;
 }
 
@@ -782,7 +757,8 @@ int BPF_PROG(section_end, struct task_struct *p, int cpu,
 		e->caller = caller;
 		e->stack_id = bpf_get_stackid(ctx, &stacks, 0);
 	}
-	e->arg2 = nr_pinned;
+	/* The tracepoint fires inside the section: nr_pinned counts it. */
+	e->arg2 = nr_pinned - 1;
 	bpf_ringbuf_submit(e, 0);
 	c->culprit_enabled = now;
 	c->culprit = pid;
@@ -859,17 +835,14 @@ static long snapshot_cpu(__u32 cpu, void *unused)
 	bpf_probe_read_kernel_str(out->curr_comm, sizeof(out->curr_comm), curr->comm);
 	if (bpf_core_field_exists(rq->md_stats)) {
 		out->has_md_stats = 1;
-		out->pinned_preempt = rq->md_stats.pinned_preempt;
-		out->push_queued = rq->md_stats.push_queued;
-		out->push_result[0] = rq->md_stats.push_result[0];
-		out->push_result[1] = rq->md_stats.push_result[1];
-		out->push_result[2] = rq->md_stats.push_result[2];
-		out->push_result[3] = rq->md_stats.push_result[3];
-		out->balance_push = rq->md_stats.balance_push;
-		out->balance_push_pinned = rq->md_stats.balance_push_pinned;
-		out->hotplug_wait = rq->md_stats.hotplug_wait;
-		out->hotplug_wait_ns = rq->md_stats.hotplug_wait_ns;
-		out->affinity_wait = rq->md_stats.affinity_wait;
+		out->md.pinned_preempt = rq->md_stats.pinned_preempt;
+		out->md.push_moved = rq->md_stats.push_moved;
+		out->md.push_deferred = rq->md_stats.push_deferred;
+		out->md.push_migrated = rq->md_stats.push_migrated;
+		out->md.push_dequeued = rq->md_stats.push_dequeued;
+		out->md.push_no_target = rq->md_stats.push_no_target;
+		out->md.hotplug_pinned = rq->md_stats.hotplug_pinned;
+		out->md.affinity_wait = rq->md_stats.affinity_wait;
 	}
 	return 0;
 }

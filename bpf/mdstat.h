@@ -36,18 +36,20 @@ struct mdstat_hist {
 };
 
 /*
- * Per-CPU counters kept by the programs, cumulative.  On a kernel with the
- * mdstat series the kernel keeps most of them itself (struct rq.md_stats);
- * these come from the fallback probes or from sched_switch.
+ * Per-CPU counters kept by the programs, cumulative, from the series'
+ * events or the fallback probes.  A kernel with the series keeps most of
+ * them itself too (struct rq.md_stats), while schedstats are on.
  */
 enum mdstat_counter {
 	MDSTAT_CNT_STACKED,		/* pinned tasks preempted here */
 	MDSTAT_CNT_STACKED_NOW,		/* ... and not running again yet */
 	MDSTAT_CNT_PUSH_QUEUED,
+	/* what push_cpu_stop() did: in the order of enum mdstat_push_result */
 	MDSTAT_CNT_PUSH_MOVED,
 	MDSTAT_CNT_PUSH_DEFERRED,
-	MDSTAT_CNT_PUSH_GONE,
-	MDSTAT_CNT_PUSH_NO_LOWER_RQ,
+	MDSTAT_CNT_PUSH_MIGRATED,
+	MDSTAT_CNT_PUSH_DEQUEUED,
+	MDSTAT_CNT_PUSH_NO_TARGET,
 	MDSTAT_CNT_PUSH_NOT_MOVED,	/* fallback: not moved, reason unknown */
 	MDSTAT_CNT_BALANCE_PUSH,
 	MDSTAT_CNT_HOTPLUG_WAIT,
@@ -65,6 +67,18 @@ struct mdstat_counters {
 	__u32 pad;
 };
 
+/* The kernel's own counters (struct migrate_disable_stats), as in 6.1 v2. */
+struct mdstat_md_stats {
+	__u64 pinned_preempt;
+	__u64 push_moved;
+	__u64 push_deferred;
+	__u64 push_migrated;
+	__u64 push_dequeued;
+	__u64 push_no_target;
+	__u64 hotplug_pinned;
+	__u64 affinity_wait;
+};
+
 /* One CPU's runqueue, read through BTF by the snapshot program. */
 struct mdstat_rq {
 	__u32 online;
@@ -78,14 +92,7 @@ struct mdstat_rq {
 	char curr_comm[MDSTAT_COMM_LEN];
 	__u32 has_md_stats;	/* the fields below are the kernel's own */
 	__u32 pad;
-	__u64 pinned_preempt;
-	__u64 push_queued;
-	__u64 push_result[4];	/* enum sched_push_result */
-	__u64 balance_push;
-	__u64 balance_push_pinned;
-	__u64 hotplug_wait;
-	__u64 hotplug_wait_ns;
-	__u64 affinity_wait;
+	struct mdstat_md_stats md;
 };
 
 /* A pinned task preempted inside its section, waiting for its CPU. */
@@ -113,11 +120,11 @@ enum mdstat_event_type {
 	MDSTAT_EV_PINNED_RESUME,	/* task: pinned; duration: its wait */
 	MDSTAT_EV_PUSH_QUEUED,		/* task: pushed away, other: pinned */
 	MDSTAT_EV_PUSH_DONE,		/* arg: result, arg2: destination */
-	MDSTAT_EV_BALANCE_PUSH,		/* arg: left running, pinned */
+	MDSTAT_EV_BALANCE_PUSH,		/* task: pushed off a CPU going down */
 	MDSTAT_EV_HOTPLUG_WAIT_BEGIN,	/* arg: nr_pinned, arg2: nr_running */
 	MDSTAT_EV_HOTPLUG_WAIT_END,	/* duration: the wait */
-	MDSTAT_EV_AFFINITY_WAIT_BEGIN,	/* task: target, other: caller */
-	MDSTAT_EV_AFFINITY_WAIT_END,	/* duration: the wait */
+	MDSTAT_EV_AFFINITY_WAIT_BEGIN,	/* task: target, other: caller (stock) */
+	MDSTAT_EV_AFFINITY_WAIT_END,	/* pid: target, other: caller; duration */
 	MDSTAT_EV_OFFLINE_BEGIN,	/* task: who offlines the CPU */
 	MDSTAT_EV_OFFLINE_END,		/* duration: all of it, arg: errno */
 	MDSTAT_EV_CULPRIT,		/* task: left its section during a hotplug wait */
@@ -126,14 +133,18 @@ enum mdstat_event_type {
 	MDSTAT_NR_EVENT_TYPES,
 };
 
-/* Push sites and results; the values of the kernel's enums where it has them. */
+/*
+ * Push sites and results: the values of the series' enum pinned_push_site
+ * and enum pinned_push_result, and what the fallback can tell.
+ */
 #define MDSTAT_PUSH_SITE_UNKNOWN	(-1)
 enum mdstat_push_result {
 	MDSTAT_PUSH_MOVED,
 	MDSTAT_PUSH_DEFERRED,
-	MDSTAT_PUSH_GONE,
-	MDSTAT_PUSH_NO_LOWER_RQ,
-	MDSTAT_PUSH_NOT_MOVED,
+	MDSTAT_PUSH_MIGRATED,
+	MDSTAT_PUSH_DEQUEUED,
+	MDSTAT_PUSH_NO_TARGET,
+	MDSTAT_PUSH_NOT_MOVED,	/* fallback: not moved, reason unknown */
 };
 
 /* The task push_cpu_stop() is about, and where it went (or -1). */

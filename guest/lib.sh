@@ -95,6 +95,18 @@ stuck_ms() {
 		END { printf "%.*f\n", decimals, decimals ? total * 1000 : int(total * 1000) }' "$1"
 }
 
+# preempted_by FILE PID NEXT: PID's sched_pinned_preempt events in the trace
+# FILE that the next sched_switch on the same CPU names with NEXT as next.
+preempted_by() {
+	awk -v pid="$2" -v next_pid="$3" '
+		/ sched_pinned_preempt: / && $0 ~ " pid=" pid " " { want[$2] = 1; next }
+		/ sched_switch: / && want[$2] {
+			n += ($0 ~ "prev_pid=" pid " .* next_pid=" next_pid " ")
+			want[$2] = 0
+		}
+		END { print n + 0 }' "$1"
+}
+
 # wait_pinned CPU N: wait, 10 s at most, until N mdload sections are in
 # progress on CPU.  mdload's own count, not rq->nr_pinned: other tasks
 # (a BPF trampoline's caller, a tracer) pin themselves for a moment, and
@@ -155,6 +167,27 @@ any_running() {
 		kill -0 "$pid" 2>/dev/null && return 0
 	done
 	return 1
+}
+
+# outside_mask PID: "PID CPU MASK" if PID, running or runnable, is on a CPU
+# outside its allowed CPUs, nothing otherwise.  Right after a
+# sched_setaffinity() of it returned, that breaks the promise of "sched: Fix
+# migrate_disable() vs set_cpus_allowed_ptr()".  A sleeping task keeps its
+# last CPU until it wakes, so it is left out.
+outside_mask() {
+	local stat mask
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	mask=$(sed -n 's/^Cpus_allowed_list:\t//p' "/proc/$1/status" 2>/dev/null)
+	awk -v pid="$1" -v mask="$mask" '{
+		sub(/^.*\) /, "")	# the fields after the comm: state is 1, CPU is 37
+		if ($1 != "R" || mask == "") exit
+		n = split(mask, parts, ",")
+		for (i = 1; i <= n; i++) {
+			split(parts[i], r, "-")
+			if ($37 >= r[1] && $37 <= (r[2] == "" ? r[1] : r[2])) exit
+		}
+		print pid, $37, mask
+	}' <<<"$stat"
 }
 
 # sched_feature NAME|NO_NAME: set a scheduler feature.

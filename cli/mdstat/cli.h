@@ -71,6 +71,7 @@ struct kernel_info {
 	struct btf *btf;
 	bool patched;		/* the mdstat series' trace events are there */
 	bool md_stats;		/* struct rq.md_stats */
+	bool schedstats;	/* kernel.sched_schedstats: md_stats counting */
 	struct source_choice src[MDSTAT_NR_SOURCES];
 };
 

@@ -31,10 +31,10 @@ static const char *sched_feature(void)
 	if (!f)
 		return "unknown: /sys/kernel/debug/sched/features is not readable (debugfs)";
 	if (fgets(line, sizeof(line), f)) {
-		if (strstr(line, "NO_MIGRATE_DISABLE_PUSH"))
-			found = "NO_MIGRATE_DISABLE_PUSH: pinned tasks are not rescued by a push";
-		else if (strstr(line, "MIGRATE_DISABLE_PUSH"))
-			found = "MIGRATE_DISABLE_PUSH (on)";
+		if (strstr(line, "NO_PINNED_PUSH"))
+			found = "NO_PINNED_PUSH: pinned tasks are not rescued by a push";
+		else if (strstr(line, "PINNED_PUSH"))
+			found = "PINNED_PUSH (on)";
 	}
 	fclose(f);
 	return found;
@@ -115,11 +115,12 @@ int cmd_doctor(int argc, char **argv)
 	}
 	check(&o, "btf", true, "/sys/kernel/btf/vmlinux");
 	check(&o, "mdstat-series", k.patched, k.patched ?
-	      "trace events sched_pinned_preempt, sched_push_*, sched_hotplug_wait_*, ..." :
+	      "trace events sched_pinned_preempt, sched_pinned_push_*, sched_hotplug_pinned, sched_affinity_wait" :
 	      "not applied: fallback probes on stock functions");
-	check(&o, "md_stats", k.md_stats, k.md_stats ?
-	      "struct rq.md_stats counters, read through BTF" :
-	      "no struct rq.md_stats: counts come from mdstat's own probes");
+	check(&o, "md_stats", k.md_stats && k.schedstats,
+	      !k.md_stats ? "no struct rq.md_stats: counts come from mdstat's own probes" :
+	      k.schedstats ? "struct rq.md_stats counters, read through BTF" :
+	      "struct rq.md_stats counts only while schedstats are on (sysctl kernel.sched_schedstats=1)");
 	if (k.patched)
 		check(&o, "sched-feature", true, sched_feature());
 	check(&o, "kprobes", !access("/sys/bus/event_source/devices/kprobe", F_OK),
@@ -150,7 +151,7 @@ int cmd_doctor(int argc, char **argv)
 	}
 	if (!k.src[SRC_PUSH].patched && works[SRC_PUSH])
 		check(&o, "push-detail", false,
-		      "without the series: push sites, the pinned task and deferred/gone/no_lower_rq are unknown (not_moved)");
+		      "without the series: push sites, the pinned task and deferred/migrated/dequeued/no_target are unknown (not_moved)");
 	kernel_release(&k);
 	return status;
 }

@@ -228,7 +228,7 @@ static int hotplug_event(struct session *s, const struct mdstat_event *e)
 		off->begin = *e;
 		break;
 	case MDSTAT_EV_BALANCE_PUSH:
-		off->balance_pushes += !e->arg;
+		off->balance_pushes++;
 		break;
 	case MDSTAT_EV_HOTPLUG_WAIT_BEGIN:
 		off->waited = true;
@@ -242,12 +242,7 @@ static int hotplug_event(struct session *s, const struct mdstat_event *e)
 		culprit_left(off, e);
 		break;
 	case MDSTAT_EV_HOTPLUG_WAIT_END:
-		/*
-		 * On the clock of the culprits' times where mdstat saw it
-		 * begin: the kernel's wait_ns is local_clock()'s, which the
-		 * guest's emulated TSC puts a percent or two apart.
-		 */
-		off->wait_ns = off->waited ? e->ts - off->wait_begin.ts : e->duration_ns;
+		off->wait_ns = e->duration_ns;
 		/* An offline mdstat did not see begin: report the wait alone. */
 		if (!off->active)
 			report(s, e->cpu, e);

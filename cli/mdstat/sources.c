@@ -40,7 +40,7 @@ static const struct source_def defs[MDSTAT_NR_SOURCES] = {
 		.fallback_progs = { "sched_switch" },
 	},
 	[SRC_PUSH] = {
-		.patched_needs = { "tp:sched_push_queued", "tp:sched_push_done" },
+		.patched_needs = { "tp:sched_pinned_push_queued", "tp:sched_pinned_push_done" },
 		.patched_progs = { "push_queued_tp", "push_done_tp" },
 		.fallback_needs = { "fentry:stop_one_cpu_nowait", "fentry:push_cpu_stop",
 				    "tp:sched_migrate_task" },
@@ -49,21 +49,18 @@ static const struct source_def defs[MDSTAT_NR_SOURCES] = {
 				    "push_migrate_task" },
 	},
 	[SRC_BALANCE_PUSH] = {
-		.patched_needs = { "tp:sched_balance_push" },
-		.patched_progs = { "balance_push_tp" },
 		.fallback_needs = { "fentry:stop_one_cpu_nowait", "fentry:__balance_push_cpu_stop" },
 		.fallback_progs = { "stop_one_cpu_nowait_exit" },
 	},
+	/* The series leaves it to cpuhp_enter/exit of sched:waitempty. */
 	[SRC_HOTPLUG_WAIT] = {
-		.patched_needs = { "tp:sched_hotplug_wait_begin", "tp:sched_hotplug_wait_end" },
-		.patched_progs = { "hotplug_wait_begin_tp", "hotplug_wait_end_tp" },
 		.fallback_needs = { "fentry:sched_cpu_wait_empty" },
 		.fallback_progs = { "sched_cpu_wait_empty_entry",
 				    "sched_cpu_wait_empty_exit" },
 	},
 	[SRC_AFFINITY_WAIT] = {
-		.patched_needs = { "tp:sched_affinity_wait_begin", "tp:sched_affinity_wait_end" },
-		.patched_progs = { "affinity_wait_begin_tp", "affinity_wait_end_tp" },
+		.patched_needs = { "tp:sched_affinity_wait" },
+		.patched_progs = { "affinity_wait_tp" },
 		.fallback_needs = { "fentry:affine_move_task" },
 		.fallback_progs = { "affine_move_task_entry", "affine_move_task_exit" },
 	},
@@ -116,6 +113,20 @@ static const char *first_missing(const struct btf *btf, const char *const *needs
 
 #define NEEDS(a) (a), (int)(sizeof(a) / sizeof((a)[0]))
 
+/* The kernel counts into struct rq.md_stats only while schedstats are on. */
+static bool schedstats_on(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/sched_schedstats", "r");
+	int on = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &on) != 1)
+			on = 0;
+		fclose(f);
+	}
+	return on;
+}
+
 int kernel_probe(struct kernel_info *k)
 {
 	const struct source_def *d;
@@ -135,9 +146,10 @@ int kernel_probe(struct kernel_info *k)
 			"(/sys/kernel/btf/vmlinux); mdstat needs CONFIG_DEBUG_INFO_BTF=y\n");
 		return EXIT_NO_BTF;
 	}
-	k->patched = btf_has(k->btf, "tp:sched_push_queued");
+	k->patched = btf_has(k->btf, "tp:sched_pinned_push_queued");
 	id = btf__find_by_name_kind(k->btf, "migrate_disable_stats", BTF_KIND_STRUCT);
 	k->md_stats = id > 0;
+	k->schedstats = schedstats_on();
 
 	for (src = 0; src < MDSTAT_NR_SOURCES; src++) {
 		d = &defs[src];

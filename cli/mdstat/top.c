@@ -46,8 +46,9 @@ static const struct {
 	{ "push_queued", MDSTAT_CNT_PUSH_QUEUED, SRC_PUSH },
 	{ "push_moved", MDSTAT_CNT_PUSH_MOVED, SRC_PUSH },
 	{ "push_deferred", MDSTAT_CNT_PUSH_DEFERRED, SRC_PUSH },
-	{ "push_gone", MDSTAT_CNT_PUSH_GONE, SRC_PUSH },
-	{ "push_no_lower_rq", MDSTAT_CNT_PUSH_NO_LOWER_RQ, SRC_PUSH },
+	{ "push_migrated", MDSTAT_CNT_PUSH_MIGRATED, SRC_PUSH },
+	{ "push_dequeued", MDSTAT_CNT_PUSH_DEQUEUED, SRC_PUSH },
+	{ "push_no_target", MDSTAT_CNT_PUSH_NO_TARGET, SRC_PUSH },
 	{ "push_not_moved", MDSTAT_CNT_PUSH_NOT_MOVED, SRC_PUSH },
 	{ "balance_push", MDSTAT_CNT_BALANCE_PUSH, SRC_BALANCE_PUSH },
 	{ "hotplug_wait", MDSTAT_CNT_HOTPLUG_WAIT, SRC_HOTPLUG_WAIT },
@@ -277,9 +278,27 @@ static int top_interval(struct session *s, long n)
 	return 0;
 }
 
+/* The kernel's own counters, since the start. */
+static void json_md_stats(const struct mdstat_md_stats *now,
+			  const struct mdstat_md_stats *first)
+{
+#define MD(f) printf(",\"" #f "\":%llu", (unsigned long long)(now->f - first->f))
+	printf(",\"kernel\":{\"schedstats\":true");
+	MD(pinned_preempt);
+	MD(push_moved);
+	MD(push_deferred);
+	MD(push_migrated);
+	MD(push_dequeued);
+	MD(push_no_target);
+	MD(hotplug_pinned);
+	MD(affinity_wait);
+	putchar('}');
+#undef MD
+}
+
 /*
  * Totals since the start, from the counters the last interval showed; the
- * kernel's own counters alongside where it has them.
+ * kernel's own counters alongside where it counts them (schedstats on).
  */
 static void print_summary(struct session *s, struct top *t)
 {
@@ -297,16 +316,8 @@ static void print_summary(struct session *s, struct top *t)
 				continue;
 			printf("%s{\"cpu\":%d", first ? "" : ",", cpu);
 			json_counters(s, c, NULL, cpu);
-			if (k[cpu].has_md_stats)
-				printf(",\"kernel\":{\"pinned_preempt\":%llu,\"push_queued\":%llu,"
-				       "\"push_moved\":%llu,\"push_deferred\":%llu,"
-				       "\"balance_push\":%llu,\"hotplug_wait\":%llu}",
-				       (unsigned long long)(k[cpu].pinned_preempt - k0[cpu].pinned_preempt),
-				       (unsigned long long)(k[cpu].push_queued - k0[cpu].push_queued),
-				       (unsigned long long)(k[cpu].push_result[0] - k0[cpu].push_result[0]),
-				       (unsigned long long)(k[cpu].push_result[1] - k0[cpu].push_result[1]),
-				       (unsigned long long)(k[cpu].balance_push - k0[cpu].balance_push),
-				       (unsigned long long)(k[cpu].hotplug_wait - k0[cpu].hotplug_wait));
+			if (k[cpu].has_md_stats && s->kernel.schedstats)
+				json_md_stats(&k[cpu].md, &k0[cpu].md);
 			putchar('}');
 			first = false;
 		}

@@ -24,15 +24,17 @@ static const struct {
 	[MDSTAT_EV_CULPRIT_LEFT] = { "culprit_left", SRC_CULPRITS },
 };
 
+/* The series' enum pinned_push_site, in order. */
 static const char *const push_sites[] = {
-	"rt_pull", "rt_push_ipi", "dl_pull", "migrate_enable",
+	"rt_push_ipi", "rt_pull", "dl_pull", "migrate_enable",
 };
 
 static const char *const push_results[] = {
 	[MDSTAT_PUSH_MOVED] = "moved",
 	[MDSTAT_PUSH_DEFERRED] = "deferred",
-	[MDSTAT_PUSH_GONE] = "gone",
-	[MDSTAT_PUSH_NO_LOWER_RQ] = "no_lower_rq",
+	[MDSTAT_PUSH_MIGRATED] = "migrated",
+	[MDSTAT_PUSH_DEQUEUED] = "dequeued",
+	[MDSTAT_PUSH_NO_TARGET] = "no_target",
 	[MDSTAT_PUSH_NOT_MOVED] = "not_moved",
 };
 
@@ -79,7 +81,7 @@ static void print_text(struct session *s, const struct mdstat_event *e)
 		       push_result(e->arg), e->arg2, when);
 		break;
 	case MDSTAT_EV_BALANCE_PUSH:
-		printf("prio=%d pinned=%d", e->prio, e->arg);
+		printf("prio=%d", e->prio);
 		break;
 	case MDSTAT_EV_HOTPLUG_WAIT_BEGIN:
 		printf("nr_running=%d nr_pinned=%d", e->arg2, e->arg);
@@ -140,9 +142,6 @@ static void print_json(struct session *s, const struct mdstat_event *e)
 		printf(",\"result\":\"%s\",\"dest_cpu\":%d,\"latency_ns\":%llu",
 		       push_result(e->arg), e->arg2,
 		       (unsigned long long)e->duration_ns);
-		break;
-	case MDSTAT_EV_BALANCE_PUSH:
-		printf(",\"pinned\":%d", e->arg);
 		break;
 	case MDSTAT_EV_HOTPLUG_WAIT_BEGIN:
 		printf(",\"nr_running\":%d,\"nr_pinned\":%d", e->arg2, e->arg);

@@ -22,18 +22,28 @@
 static bool mdload_request_valid(const struct mdload_section *s)
 {
 	return s->depth >= 1 && s->depth <= MDLOAD_MAX_DEPTH &&
-	       !s->flags && !s->reserved &&
+	       !(s->flags & ~MDLOAD_FLAGS) && !s->yields && !s->start_ns &&
 	       s->preempt_off_ns <= MDLOAD_MAX_PREEMPT_OFF_NS &&
 	       s->spin_ns <= MDLOAD_MAX_NS && s->sleep_ns <= MDLOAD_MAX_NS &&
 	       s->preempt_off_ns + s->spin_ns + s->sleep_ns <= MDLOAD_MAX_NS;
 }
 
-/* Spin until @end, preemptible: only migration is disabled. */
-static bool mdload_spin(u64 end)
+/*
+ * Spin until @end, preemptible: only migration is disabled.  With @yields,
+ * give the CPU up every millisecond, counting the yield() calls there.
+ */
+static bool mdload_spin(u64 end, u32 *yields)
 {
-	while (ktime_get_ns() < end) {
+	u64 now, next_yield = ktime_get_ns() + NSEC_PER_MSEC;
+
+	while ((now = ktime_get_ns()) < end) {
 		if (fatal_signal_pending(current))
 			return false;
+		if (yields && now >= next_yield) {
+			yield();
+			(*yields)++;
+			next_yield = now + NSEC_PER_MSEC;
+		}
 		cpu_relax();
 	}
 	return true;
@@ -82,7 +92,7 @@ static void mdload_run_section(struct mdload_section *s)
 
 	if (s->preempt_off_ns) {
 		preempt_disable();
-		done = mdload_spin(ktime_get_ns() + s->preempt_off_ns);
+		done = mdload_spin(ktime_get_ns() + s->preempt_off_ns, NULL);
 	}
 	for (i = 0; i < s->depth; i++)
 		migrate_disable();
@@ -91,8 +101,12 @@ static void mdload_run_section(struct mdload_section *s)
 	s->cpu_enter = raw_smp_processor_id();
 	atomic_inc(&mdload_sections[s->cpu_enter]);
 	start = ktime_get_ns();
+	s->start_ns = start;
 
-	done = done && mdload_spin(start + s->spin_ns) && mdload_sleep(s->sleep_ns);
+	done = done &&
+	       mdload_spin(start + s->spin_ns,
+			   s->flags & MDLOAD_YIELD ? &s->yields : NULL) &&
+	       mdload_sleep(s->sleep_ns);
 
 	s->cpu_exit = raw_smp_processor_id();
 	s->elapsed_ns = ktime_get_ns() - start;

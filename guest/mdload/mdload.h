@@ -23,11 +23,16 @@
  * With @preempt_off_ns, the thread first spins that long with preemption
  * disabled and enters the section before enabling it again: whatever was
  * queued to preempt it meanwhile finds it pinned.
+ * With MDLOAD_YIELD, the spin gives the CPU up with yield() every
+ * millisecond: switches out that are not preemptions.
  * The kernel fills in the CPU at entry and at exit and the time spent.
  */
+#define MDLOAD_YIELD		0x1
+#define MDLOAD_FLAGS		MDLOAD_YIELD
+
 struct mdload_section {
 	__u32 depth;		/* in: 1 .. MDLOAD_MAX_DEPTH */
-	__u32 flags;		/* in: 0, reserved */
+	__u32 flags;		/* in: MDLOAD_* */
 	__u64 spin_ns;		/* in */
 	__u64 sleep_ns;		/* in */
 	__u64 preempt_off_ns;	/* in */
@@ -35,7 +40,8 @@ struct mdload_section {
 	__s32 cpu_exit;		/* out: CPU before the outermost migrate_enable() */
 	__u64 elapsed_ns;	/* out: time from entry to exit */
 	__u32 interrupted;	/* out: 1 if a fatal signal cut the section short */
-	__u32 reserved;		/* 0 */
+	__u32 yields;		/* in: 0; out: yield() calls in the section */
+	__u64 start_ns;		/* out: CLOCK_MONOTONIC at entry, as tracefs' mono */
 };
 
 /*

@@ -2,8 +2,9 @@
 /*
  * mdsection: run migrate-disabled sections through the mdload module.
  *
- * One line per section: the CPU at entry and at exit, the time spent, and
- * whether a signal cut it short (NDJSON with -j).  The kernel checks the
+ * One line per section: the CPU at entry and at exit, the time spent,
+ * whether a signal cut it short, the yield() calls and when it began on
+ * the monotonic clock, tracefs' mono (NDJSON with -j).  The kernel checks the
  * bounds of a request; this tool passes the numbers through, so tests can
  * ask for what the module must refuse.
  */
@@ -38,7 +39,8 @@ static const struct argp_option option_list[] = {
 	{ "count", 'n', "N", 0, "Run N sections, one after another (default 1)" },
 	{ "cpu", 'c', "CPU", 0, "Pin the thread to CPU before the first section" },
 	{ "fifo", 'f', "PRIO", 0, "Run as SCHED_FIFO at PRIO (1-99)" },
-	{ "flags", 'F', "N", 0, "Raw flags word of the request (must be 0)" },
+	{ "yield", 'y', NULL, 0, "Call yield() every millisecond of the spin" },
+	{ "flags", 'F', "N", 0, "Raw flags word of the request (bits the module does not know are refused)" },
 	{ "json", 'j', NULL, 0, "One JSON object per section (NDJSON)" },
 	{ "wait", 'w', NULL, 0, "Once set up, print \"ready\" and wait for a line on standard input before the first section" },
 	{ 0 }
@@ -108,6 +110,9 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 	case 'f':
 		o->fifo_prio = option_u64(state, arg, "SCHED_FIFO priority (1-99)", 1, 99);
 		break;
+	case 'y':
+		o->req.flags |= MDLOAD_YIELD;
+		break;
 	case 'F':
 		o->req.flags = option_u64(state, arg, "flags", 0, UINT32_MAX);
 		break;
@@ -148,11 +153,13 @@ static void print_section(const struct options *o, const struct mdload_section *
 {
 	const char *fmt = o->json ?
 		"{\"pid\":%d,\"cpu_enter\":%d,\"cpu_exit\":%d,\"elapsed_ns\":%" PRIu64
-		",\"interrupted\":%s}\n" :
-		"pid=%d cpu_enter=%d cpu_exit=%d elapsed_ns=%" PRIu64 " interrupted=%s\n";
+		",\"interrupted\":%s,\"yields\":%u,\"start_ns\":%" PRIu64 "}\n" :
+		"pid=%d cpu_enter=%d cpu_exit=%d elapsed_ns=%" PRIu64
+		" interrupted=%s yields=%u start_ns=%" PRIu64 "\n";
 
 	printf(fmt, getpid(), s->cpu_enter, s->cpu_exit, (uint64_t)s->elapsed_ns,
-	       s->interrupted ? (o->json ? "true" : "yes") : (o->json ? "false" : "no"));
+	       s->interrupted ? (o->json ? "true" : "yes") : (o->json ? "false" : "no"),
+	       s->yields, (uint64_t)s->start_ns);
 }
 
 int main(int argc, char **argv)

@@ -1,11 +1,15 @@
 #!/bin/bash
-# The series' trace events and counters, each checked against a scenario
-# that mdload makes: who was pinned, where, and what the kernel did about it.
+# The series' trace events, tracepoints and counters, each checked against
+# a scenario that mdload makes: who was pinned, where, and what the kernel
+# did about it.  The counters count while schedstats are on.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 34
+tap_plan 40
 
 mdload_load || exit 1
 log=$(mktemp)
+schedstats=$(sysctl -n kernel.sched_schedstats)
+sysctl -q kernel.sched_schedstats=1
+trap 'sysctl -q kernel.sched_schedstats=$schedstats' EXIT
 
 # field FILE EVENT FIELD [FIELD=VALUE...]: FIELD of the first matching event.
 field() {
@@ -15,11 +19,50 @@ field() {
 		tr ' ' '\n' | sed -n "s/^$name=//p"
 }
 
+# preempted_in FILE PID SECTION_LINE: PID's preempting sched_switches
+# (prev_state R+) within the section that mdsection's SECTION_LINE gives,
+# a microsecond either side for the trace's resolution.
+preempted_in() {
+	local start elapsed
+	start=$(sed -n 's/.*start_ns=\([0-9]*\).*/\1/p' <<<"$3")
+	elapsed=$(sed -n 's/.*elapsed_ns=\([0-9]*\).*/\1/p' <<<"$3")
+	awk -v pid="$2" -v from="$(( start - 1000 ))" -v to="$(( start + elapsed + 1000 ))" '
+		/ sched_switch: / && $0 ~ "prev_pid=" pid " .* prev_state=R\\+ " {
+			t = $4; sub(/:$/, "", t); split(t, p, ".")
+			ns = p[1] * 1000000000 + p[2] * 1000
+			n += (ns >= from && ns <= to)
+		}
+		END { print n + 0 }' "$1"
+}
+
+# on_cpu FILE CPU EVENT [FIELD=VALUE...]: EVENT's records made on CPU.
+on_cpu() {
+	local file=$1 cpu=$2 event=$3
+	shift 3
+	grep "\[00$cpu\] .* $event: " "$file" | grep -cF -- "${*:- }"
+}
+
+# --- Bare tracepoints: a probe on the enable tracepoint that takes BPF
+# task storage disables migration inside the probe.  It must nest in the
+# section that is ending, not open one of its own and run again.
+"$top/build/tpcount" --pin >"$log.tp" &
+tpcount=$!
+for _ in $(seq 100); do grep -q ready "$log.tp" && break; sleep 0.1; done
+"$mdsection" -n 20 -s 1ms >/dev/null
+kill -INT "$tpcount"
+wait "$tpcount"
+tap_diag "$(tail -n 2 "$log.tp")"
+runs=$(sed -n 's/.*pinned_runs=\([0-9]*\).*/\1/p' "$log.tp")
+tap_check "a probe that pins ran at every outermost migrate_enable() of 20 sections ($runs)" \
+	test "${runs:-0}" -ge 20
+tap_equal "and was never re-entered from within itself (recursion_misses)" 0 \
+	"$(sed -n 's/.*recursion_misses=\([0-9]*\).*/\1/p' "$log.tp")"
+
 # --- Stacking: a SCHED_OTHER task spins in a depth-3 section on cpu1 while a
 # SCHED_FIFO task on cpu1 wakes ten times; every wakeup preempts it there.
 trace_begin md_stack sched_pinned_preempt sched_switch
 before=$(rq_stat 1 md_stats.pinned_preempt)
-"$mdsection" -c 1 -d 3 -s 1s >/dev/null &
+"$mdsection" -c 1 -d 3 -s 1s >"$log.pinned" &
 pinned=$!
 wait_pinned 1 1
 "$mdsection" -f 80 -c 1 -n 10 -s 1ms -S 10ms >/dev/null &
@@ -30,62 +73,103 @@ echo 0 >"$trace/tracing_on"
 after=$(rq_stat 1 md_stats.pinned_preempt)
 trace_end "$log"
 
-events=$(trace_count "$log" sched_pinned_preempt "pid=$pinned" "next_pid=$preempter")
-switches=$(( $(trace_count "$log" sched_switch "prev_pid=$pinned" prev_state=R+ "next_pid=$preempter") +
-	$(trace_count "$log" sched_switch "prev_pid=$pinned" prev_state=R "next_pid=$preempter") ))
-tap_check "the FIFO task preempted the pinned one at least 10 times ($events)" test "$events" -ge 10
-tap_equal "one sched_pinned_preempt per preempting sched_switch" "$switches" "$events"
-tap_equal "every event has depth=3 cpu=1 prio=120 next_prio=19" "$events" \
-	"$(trace_count "$log" sched_pinned_preempt "pid=$pinned" depth=3 cpu=1 prio=120 next_prio=19)"
+events=$(trace_count "$log" sched_pinned_preempt "pid=$pinned")
+preempting=$(preempted_by "$log" "$pinned" "$preempter")
+tap_check "the FIFO task preempted the pinned one at least 10 times ($preempting)" \
+	test "$preempting" -ge 10
+tap_equal "one sched_pinned_preempt per preemption inside the section, no more" \
+	"$(preempted_in "$log" "$pinned" "$(cat "$log.pinned")")" "$events"
+# Each event comes just before the sched_switch that switches its task out.
+tap_equal "each is followed on its CPU by the sched_switch of the task" "$events" \
+	"$(preempted_by "$log" "$pinned" '[0-9]+')"
+tap_equal "every event is on cpu1 with depth=3" "$events" \
+	"$(on_cpu "$log" 1 sched_pinned_preempt "pid=$pinned depth=3 ")"
 # Both tasks are in sections on cpu1: nr_pinned is 1 or 2, never 0.
 tap_equal "nr_pinned is counted in the event" "$events" \
-	"$(( $(trace_count "$log" sched_pinned_preempt "pid=$pinned" "next_pid=$preempter" nr_pinned=1) +
-	    $(trace_count "$log" sched_pinned_preempt "pid=$pinned" "next_pid=$preempter" nr_pinned=2) ))"
+	"$(( $(trace_count "$log" sched_pinned_preempt "pid=$pinned" nr_pinned=1) +
+	    $(trace_count "$log" sched_pinned_preempt "pid=$pinned" nr_pinned=2) ))"
 tap_equal "md_stats.pinned_preempt of cpu1 moved by the events on cpu1" \
-	"$(trace_count "$log" sched_pinned_preempt cpu=1)" $((after - before))
+	"$(on_cpu "$log" 1 sched_pinned_preempt)" $((after - before))
+
+# --- Yielding is not being preempted: a pinned task on cpu1 calls yield()
+# every millisecond of its section while another task spins there, so most
+# of its switches are yields (prev_state R, not R+).  Only the preemptions,
+# if the tick brings any, are events.
+trace_begin md_yield sched_pinned_preempt sched_switch
+taskset -c 1 perl -e '$e = time + 1; 1 while time < $e' &
+spinner=$!
+"$mdsection" -c 1 -y -s 300ms >"$log.pinned" &
+pinned=$!
+wait "$pinned"
+kill "$spinner" 2>/dev/null
+wait "$spinner" 2>/dev/null
+trace_end "$log"
+yields=$(trace_count "$log" sched_switch "prev_pid=$pinned" prev_state=R)
+tap_diag "$(cat "$log.pinned"); switches out: $yields yielding, $(trace_count "$log" sched_switch "prev_pid=$pinned" prev_state=R+) preempted"
+tap_check "the pinned task switched out by yielding, inside its section ($yields times)" \
+	test "$yields" -ge 10
+tap_equal "sched_pinned_preempt counts its preemptions in the section only" \
+	"$(preempted_in "$log" "$pinned" "$(cat "$log.pinned")")" \
+	"$(trace_count "$log" sched_pinned_preempt "pid=$pinned")"
 
 # --- The article's scenario: a FIFO 10 task pinned in a section on cpu1 is
 # preempted by a FIFO 50 task that could run elsewhere; when another CPU
 # looks for RT work to pull, push_cpu_stop moves the FIFO 50 task away.
+# Each push ends in exactly one result, on the CPU it was queued on.
+push_results=(moved deferred migrated dequeued no_target)
 push_counts() {
-	echo "$(rq_stat 1 md_stats.push_queued) $(rq_stat 1 'md_stats.push_result[SCHED_PUSH_MOVED]')"
+	local result
+	for result in "${push_results[@]}"; do
+		printf '%s ' "$(rq_stat 1 "md_stats.push_$result")"
+	done
 }
 
 sched_feature NO_RT_PUSH_IPI
 for site in rt_pull rt_push_ipi; do
 	[ "$site" = rt_push_ipi ] && sched_feature RT_PUSH_IPI
-	read -r queued moved < <(push_counts)
-	trace_begin md_push sched_pinned_preempt sched_push_queued sched_push_done
+	read -ra counts < <(push_counts)
+	trace_begin md_push sched_pinned_preempt sched_switch sched_pinned_push_queued \
+		sched_pinned_push_done
 	push_scenario "${held_spinner[@]}" 0.4 >/dev/null
 	echo 0 >"$trace/tracing_on"
-	read -r queued_after moved_after < <(push_counts)
+	read -ra counts_after < <(push_counts)
 	trace_end "$log"
-	tap_equal "$site: the pinned task was preempted by the FIFO 50 task" 1 \
-		"$(trace_count "$log" sched_pinned_preempt "pid=$pinned" "next_pid=$pusher" cpu=1 prio=89 | awk '{ print ($1 > 0) }')"
+	tap_equal "$site: the pinned task was preempted on cpu1 by the FIFO 50 task" 1 \
+		"$(preempted_by "$log" "$pinned" "$pusher" | awk '{ print ($1 > 0) }')"
 	tap_equal "$site: push_cpu_stop queued for it on cpu1" 1 \
-		"$(trace_count "$log" sched_push_queued "pid=$pusher" "pinned_pid=$pinned" cpu=1 "site=$site" prio=49 pinned_prio=89)"
+		"$(trace_count "$log" sched_pinned_push_queued "pid=$pusher" prio=49 \
+		   "pinned_pid=$pinned" pinned_prio=89 cpu=1 "site=$site" | awk '{ print ($1 > 0) }')"
 	# A push may find no lower CPU as the stopper runs (another pull got
 	# there first); the next pull queues another.
-	results=$(grep " sched_push_done: .*pid=$pusher " "$log" | grep -o 'result=[a-z_]*' | tr '\n' ' ')
-	dest=$(field "$log" sched_push_done dest_cpu "pid=$pusher prio=49 cpu=1 result=moved ")
+	results=$(grep "\[001\] .* sched_pinned_push_done: pid=$pusher " "$log" |
+		grep -o 'result=[a-z_]*' | tr '\n' ' ')
+	dest=$(grep "\[001\] .* sched_pinned_push_done: pid=$pusher result=moved " "$log" |
+		head -n 1 | sed -n 's/.*dest_cpu=\([0-9]*\).*/\1/p')
 	tap_check "$site: push_cpu_stop moved it off cpu1 (${results:-no push done})" \
 		grep -q "result=moved" <<<"$results"
-	tap_check "$site: to another CPU ($dest)" test -n "$dest" -a "$dest" != 1 -a "$dest" != -1
-	tap_equal "$site: md_stats counted the push queued and moved on cpu1" \
-		"$(trace_count "$log" sched_push_queued cpu=1) $(trace_count "$log" sched_push_done cpu=1 result=moved)" \
-		"$((queued_after - queued)) $((moved_after - moved))"
+	tap_check "$site: to another CPU ($dest)" test -n "$dest" -a "$dest" != 1
+	tap_equal "$site: every push queued on cpu1 has its one result there" \
+		"$(trace_count "$log" sched_pinned_push_queued cpu=1)" \
+		"$(on_cpu "$log" 1 sched_pinned_push_done)"
+	counted= traced=
+	for i in "${!push_results[@]}"; do
+		counted+="$((counts_after[i] - counts[i])) "
+		traced+="$(on_cpu "$log" 1 sched_pinned_push_done "result=${push_results[i]} ") "
+	done
+	tap_equal "$site: md_stats counted each result on cpu1 (${push_results[*]})" \
+		"$traced" "$counted"
 done
 sched_feature NO_RT_PUSH_IPI
 
-# --- The same with MIGRATE_DISABLE_PUSH off: nothing is pushed, and the
-# pinned task waits until the FIFO 50 task is done.
-sched_feature NO_MIGRATE_DISABLE_PUSH
-trace_begin md_nopush sched_push_queued
+# --- The same with PINNED_PUSH off: nothing is pushed, and the pinned task
+# waits until the FIFO 50 task is done.
+sched_feature NO_PINNED_PUSH
+trace_begin md_nopush sched_pinned_push_queued
 push_scenario "${held_spinner[@]}" 0.4 >/dev/null
 trace_end "$log"
-sched_feature MIGRATE_DISABLE_PUSH
-tap_equal "MIGRATE_DISABLE_PUSH off: no push_cpu_stop queued" 0 \
-	"$(trace_count "$log" sched_push_queued "pid=$pusher")"
+sched_feature PINNED_PUSH
+tap_equal "PINNED_PUSH off: no push_cpu_stop queued" 0 \
+	"$(trace_count "$log" sched_pinned_push_queued "pid=$pusher")"
 
 # --- MDF_PUSH: the task to push away is itself in a section when
 # push_cpu_stop runs; the push is deferred to its migrate_enable().  The
@@ -94,62 +178,66 @@ tap_equal "MIGRATE_DISABLE_PUSH off: no push_cpu_stop queued" 0 \
 # runs once it is pinned.  The pulls start once it is in that loop, 0.1 s
 # in; its 60 sections last 0.66 s, long enough for a late start (with 20,
 # a make check once saw no push at all).
-trace_begin md_defer sched_push_queued sched_push_done
+trace_begin md_defer sched_pinned_push_queued sched_pinned_push_done
 pull_after=0.1 push_scenario "$mdsection" -w -n 60 -P 10ms -s 1ms >/dev/null
 trace_end "$log"
-tap_diag "pushes of the FIFO 50 task: $(grep " sched_push_\(queued\|done\): .*pid=$pusher " "$log" |
+tap_diag "pushes of the FIFO 50 task: $(grep " sched_pinned_push_\(queued\|done\): .*pid=$pusher " "$log" |
 	grep -o 'site=[a-z_]*\|result=[a-z_]*' | tr '\n' ' ')"
 tap_equal "MDF_PUSH: the first push found the task pinned and deferred" "result=deferred" \
-	"$(grep " sched_push_done: .*pid=$pusher " "$log" | grep -o 'result=[a-z_]*' | head -n 1)"
+	"$(grep " sched_pinned_push_done: pid=$pusher " "$log" | grep -o 'result=[a-z_]*' | head -n 1)"
 tap_equal "MDF_PUSH: migrate_enable() queued the push again" 1 \
-	"$(trace_count "$log" sched_push_queued "pid=$pusher" site=migrate_enable pinned_pid=-1 | awk '{ print ($1 > 0) }')"
-tap_equal "MDF_PUSH: and then it moved" "result=moved" \
-	"$(grep " sched_push_done: .*pid=$pusher " "$log" | grep -o 'result=[a-z_]*' | sed -n 2p)"
+	"$(trace_count "$log" sched_pinned_push_queued "pid=$pusher" site=migrate_enable pinned_pid=-1 | awk '{ print ($1 > 0) }')"
+tap_equal "MDF_PUSH: every push queued has its one result" \
+	"$(trace_count "$log" sched_pinned_push_queued)" "$(trace_count "$log" sched_pinned_push_done)"
 
-# --- Hotplug: cpu3 goes offline while a task sleeps 600 ms in a section
-# there and another spins there unpinned; the hotplug thread waits for the
-# first, balance_push() kicks the second off.
-before_waits=$(rq_stat 3 md_stats.hotplug_wait)
-before_ns=$(rq_stat 3 md_stats.hotplug_wait_ns)
-before_kicks=$(rq_stat 3 md_stats.balance_push)
-trace_begin md_hotplug sched_hotplug_wait_begin sched_hotplug_wait_end sched_balance_push
-offline_cpu3_scenario 600ms >"$log.pinned"
-wait "$pinned"
+# --- Hotplug: cpu3 goes offline while two tasks are in sections there, one
+# asleep 900 ms, one spinning 700 ms, and a third spins there unpinned; the
+# hotplug thread waits for the first two, balance_push() moves the third
+# off.  Each pinned task reports itself once, as it lets the wait go on.
+# The third stays affine to cpu3 alone, so that the load balancer leaves
+# it there until the offline forces it off, and runs at nice 19, so that
+# the hotplug thread gets to its wait while the sections last.
+before_pinned=$(rq_stat 3 md_stats.hotplug_pinned)
+trace_begin md_hotplug sched_hotplug_pinned sched_migrate_task cpuhp/cpuhp_enter cpuhp/cpuhp_exit
+"$mdsection" -c 3 -S 900ms >"$log.sleeper" &
+sleeper=$!
+"$mdsection" -c 3 -s 700ms >"$log.spinning" &
+spinning=$!
+taskset -c 3 nice -n 19 perl -e '1 while 1' &
+spinner=$!
+wait_pinned 3 2
+taskset -p -c 0-3 "$sleeper" >/dev/null
+taskset -p -c 0-3 "$spinning" >/dev/null
+echo 0 >/sys/devices/system/cpu/cpu3/online
+wait "$sleeper" "$spinning"
 echo 0 >"$trace/tracing_on"
 echo 1 >/sys/devices/system/cpu/cpu3/online
 kill "$spinner"
 wait "$spinner" 2>/dev/null
 # The debugfs file lists online CPUs only; the counters survive offline.
-after_waits=$(rq_stat 3 md_stats.hotplug_wait)
-after_ns=$(rq_stat 3 md_stats.hotplug_wait_ns)
-after_kicks=$(rq_stat 3 md_stats.balance_push)
+after_pinned=$(rq_stat 3 md_stats.hotplug_pinned)
 trace_end "$log"
-wait_ns=$(field "$log" sched_hotplug_wait_end wait_ns cpu=3)
-tap_diag "$(grep -E 'hotplug_wait|pid=('"$pinned|$spinner"') ' "$log" | cut -c1-160)"
-tap_equal "hotplug wait began on cpu3 with the task pinned there" 1 \
-	"$(trace_count "$log" sched_hotplug_wait_begin cpu=3 nr_pinned=1)"
-# It began once the section ran, and ends with it: more than nothing, not
-# more than the 600 ms section and a margin.
-tap_check "hotplug wait lasted as long as the rest of the section (${wait_ns}ns)" \
-	test "${wait_ns:-0}" -ge 100000000 -a "${wait_ns:-0}" -le 700000000
-tap_equal "balance_push left the pinned task running on cpu3" 1 \
-	"$(trace_count "$log" sched_balance_push "pid=$pinned" cpu=3 pinned=1 | awk '{ print ($1 > 0) }')"
-tap_equal "balance_push pushed the unpinned spinner off cpu3" 1 \
-	"$(trace_count "$log" sched_balance_push "pid=$spinner" cpu=3 pinned=0)"
-tap_equal "md_stats.hotplug_wait of cpu3 moved by one" 1 $((after_waits - before_waits))
-tap_equal "md_stats.hotplug_wait_ns of cpu3 moved by the wait" "$wait_ns" $((after_ns - before_ns))
-tap_check "md_stats.hotplug_wait_max_ns of cpu3 covers it" \
-	test "$(rq_stat 3 md_stats.hotplug_wait_max_ns)" -ge "${wait_ns:-1}"
-tap_equal "md_stats.balance_push of cpu3 moved by the kicks traced" \
-	"$(trace_count "$log" sched_balance_push cpu=3 pinned=0)" $((after_kicks - before_kicks))
-tap_equal "the section stayed on cpu3" "cpu_enter=3 cpu_exit=3" \
-	"$(grep -o 'cpu_enter=[0-9]* cpu_exit=[0-9]*' "$log.pinned")"
+tap_diag "$(grep -E 'hotplug_pinned|cpuhp_e.*\((sched_cpu_wait_empty)\)' "$log" | cut -c1-160)"
+tap_equal "the offline waited in sched:waitempty on cpu3" 1 \
+	"$(grep -c ' cpuhp_enter: cpu: 0003 .*(sched_cpu_wait_empty)' "$log")"
+tap_equal "sched_hotplug_pinned: the sleeping task, once, on cpu3" 1 \
+	"$(on_cpu "$log" 3 sched_hotplug_pinned "pid=$sleeper ")"
+tap_equal "sched_hotplug_pinned: the spinning one, once, on cpu3" 1 \
+	"$(on_cpu "$log" 3 sched_hotplug_pinned "pid=$spinning ")"
+tap_equal "sched_hotplug_pinned: no other task" 2 "$(trace_count "$log" sched_hotplug_pinned)"
+tap_equal "the last to leave left none pinned" "pid=$sleeper pinned_left=0" \
+	"$(grep -o "pid=[0-9]* pinned_left=[0-9]*" "$log" | tail -n 1)"
+tap_equal "md_stats.hotplug_pinned of cpu3 moved by two" 2 $((after_pinned - before_pinned))
+tap_check "migration/3 moved the unpinned spinner off cpu3" \
+	grep -q "migration/3-.* sched_migrate_task: .* pid=$spinner .* orig_cpu=3 " "$log"
+tap_equal "both sections stayed on cpu3" "cpu_enter=3 cpu_exit=3 cpu_enter=3 cpu_exit=3" \
+	"$(cat "$log.sleeper" "$log.spinning" | grep -o 'cpu_enter=[0-9]* cpu_exit=[0-9]*' | tr '\n' ' ' | sed 's/ $//')"
 
 # --- Affinity: sched_setaffinity() away from cpu1 while a task sleeps
 # 600 ms in a section there blocks until the section ends; the task's next
 # section runs in the new mask.
 before=$(rq_stat 1 md_stats.affinity_wait)
-trace_begin md_affinity sched_affinity_wait_begin sched_affinity_wait_end
+trace_begin md_affinity sched_affinity_wait
 "$mdsection" -c 1 -n 2 -S 600ms >"$log.pinned" &
 pinned=$!
 wait_pinned 1 1
@@ -160,11 +248,11 @@ wait "$pinned"
 echo 0 >"$trace/tracing_on"
 after=$(rq_stat 1 md_stats.affinity_wait)
 trace_end "$log"
-wait_ns=$(field "$log" sched_affinity_wait_end wait_ns "pid=$pinned")
+wait_ns=$(field "$log" sched_affinity_wait wait_ns "pid=$pinned")
 tap_diag "$(grep affinity_wait "$log" | cut -c1-160)"
-tap_equal "affinity wait began for the pinned task on cpu1, caller taskset" 1 \
-	"$(trace_count "$log" sched_affinity_wait_begin "pid=$pinned" cpu=1 caller_comm=taskset)"
-tap_check "affinity wait lasted as long as the rest of the section (${wait_ns}ns)" \
+tap_equal "one affinity wait, by taskset, for the pinned task on cpu1" 1 \
+	"$(grep " taskset-[0-9]* .* sched_affinity_wait: " "$log" | grep -c "pid=$pinned cpu=1 ")"
+tap_check "it lasted as long as the rest of the section (${wait_ns}ns)" \
 	test "${wait_ns:-0}" -ge 100000000 -a "${wait_ns:-0}" -le 700000000
 tap_check "taskset was blocked as long as the event says (${blocked}ns)" \
 	test "$blocked" -ge "${wait_ns:-0}"
@@ -174,4 +262,4 @@ tap_equal "the section stayed on cpu1" "cpu_enter=1 cpu_exit=1" \
 tap_equal "the next section ran in the new mask, on cpu2" "cpu_enter=2 cpu_exit=2" \
 	"$(grep -o 'cpu_enter=[0-9]* cpu_exit=[0-9]*' "$log.pinned" | sed -n 2p)"
 
-rm -f "$log" "$log.pinned"
+rm -f "$log" "$log".*

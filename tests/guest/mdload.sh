@@ -3,7 +3,7 @@
 # out-of-bound requests refused without harm, root only, and it survives a
 # caller killed mid-section.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 20
+tap_plan 21
 
 tap_check "mdload loads" mdload_load
 tap_equal "/dev/mdload is root-only" "600 root" "$(stat -c '%a %U' /dev/mdload)"
@@ -15,7 +15,7 @@ tap_check "a 2ms spin + 3ms sleep section lasts at least 5ms" test "${elapsed:-0
 
 # Each refused request: exit status 5 (EINVAL), and a valid one still works.
 refused=0
-for request in "-d 0" "-d 17" "-s 1000000001ns" "-S 2s" "-s 600ms -S 600ms" "-F 1" \
+for request in "-d 0" "-d 17" "-s 1000000001ns" "-S 2s" "-s 600ms -S 600ms" "-F 2" \
 	"-P 11ms" "-P 10ms -s 995ms"; do
 	"$mdsection" $request -n 1 2>/dev/null
 	status=$?
@@ -26,6 +26,12 @@ for request in "-d 0" "-d 17" "-s 1000000001ns" "-S 2s" "-s 600ms -S 600ms" "-F 
 	fi
 done
 tap_equal "8 out-of-bound requests refused with EINVAL, module still working" 8 "$refused"
+# With -y the spin calls yield() a millisecond after the last one returned:
+# a 20 ms spin, 20 times at most, and at least half as often (a yield that
+# switches to another task takes a while to come back).
+yields=$("$mdsection" -y -s 20ms | sed -n 's/.* yields=\([0-9]*\).*/\1/p')
+tap_check "a 20 ms spin with -y yields 10 to 20 times ($yields)" \
+	test "${yields:-0}" -ge 10 -a "${yields:-0}" -le 20
 tap_check "the largest valid request (depth 16, 1 s in all) is accepted" \
 	"$mdsection" -d 16 -P 10ms -s 490ms -S 500ms
 

@@ -34,7 +34,7 @@ status 6 "pid that does not exist" "$mdstat" trace -p 4000000
 status 2 "unknown event" "$mdstat" trace -e frobnicate
 status 3 "no root" setpriv --reuid=65534 --regid=65534 --clear-groups "$mdstat" top
 status 4 "no BTF" unshare -m sh -c 'mount --bind /dev/null /sys/kernel/btf/vmlinux && exec "$0" top' "$mdstat"
-if [ -d /sys/kernel/tracing/events/sched/sched_push_queued ]; then
+if [ -d /sys/kernel/tracing/events/sched/sched_pinned_push_queued ]; then
 	status 2 "a command after a stray argument" "$mdstat" hotplug stray
 else
 	status 5 "an event this kernel lacks (culprit, stock)" "$mdstat" trace -e culprit

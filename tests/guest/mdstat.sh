@@ -3,13 +3,17 @@
 # with the series, or stock (tests/check boots both).  Every number is
 # checked against what the scenario made or what tracefs saw of it.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 32
+tap_plan 33
 
 mdload_load || exit 1
 mdstat=$top/build/mdstat
 work=$(mktemp -d)
-if [ -d /sys/kernel/tracing/events/sched/sched_push_queued ]; then
+if [ -d /sys/kernel/tracing/events/sched/sched_pinned_push_queued ]; then
 	patched=1 kernel="with the series"
+	# The kernel's own counters count while schedstats are on.
+	schedstats=$(sysctl -n kernel.sched_schedstats)
+	sysctl -q kernel.sched_schedstats=1
+	trap 'sysctl -q kernel.sched_schedstats=$schedstats' EXIT
 else
 	patched=0 kernel="stock"
 fi
@@ -36,7 +40,7 @@ tap_equal "mdstat doctor sees the series as tracefs does" \
 	"$([ "$patched" = 1 ] && echo true || echo false)" \
 	"$(jq -r 'select(.name == "mdstat-series") | .ok' "$work/doctor")"
 
-# --- Stacking: a SCHED_OTHER task spins 1 s in a depth-2 section on cpu1
+# --- Stacking: a SCHED_OTHER task spins in a depth-2 section on cpu1
 # while a FIFO 80 task wakes there 8 times, spinning 2 ms each.  tracefs
 # records the switches, and the series' own event where there is one.
 stacking() {
@@ -45,11 +49,15 @@ stacking() {
 	else
 		trace_begin md_mdstat sched_switch
 	fi
+	# The section ends with the preempter (a fatal signal ends it), or
+	# after 1 s, mdload's bound.
 	"$mdsection" -c 1 -d 2 -s 1s >/dev/null &
 	echo $! >"$work/pinned"
 	wait_pinned 1 1
 	"$mdsection" -f 80 -c 1 -n 8 -s 2ms -S 20ms >/dev/null &
 	echo $! >"$work/preempter"
+	wait $!
+	kill -KILL "$(cat "$work/pinned")"
 	wait
 	trace_end "$work/switches"
 }
@@ -106,7 +114,7 @@ pinned=$(cat "$work/pinned") preempter=$(cat "$work/preempter")
 count=$(jq 'select(.type == "hist" and .kind == "stacked" and .cpu == null) | .count' "$work/hist")
 if [ "$patched" = 1 ]; then
 	tap_equal "hist: the stacked histogram counts each sched_pinned_preempt on cpu1" \
-		"$(trace_count "$work/switches" sched_pinned_preempt cpu=1)" "$count"
+		"$(grep -c '\[001\] .* sched_pinned_preempt: ' "$work/switches")" "$count"
 else
 	tap_check "hist: the stacked histogram counts the FIFO task's preemptions at least" \
 		test "$count" -ge "$(switched_out "$pinned" "$preempter" | wc -l)"
@@ -170,8 +178,8 @@ fi
 offlining() {
 	local start end
 	[ "$patched" = 0 ] ||
-		trace_begin md_mdstat_hotplug sched_switch sched_migrate_task sched_hotplug_wait_begin \
-		sched_hotplug_wait_end
+		trace_begin md_mdstat_hotplug sched_switch sched_migrate_task sched_hotplug_pinned \
+		cpuhp/cpuhp_enter cpuhp/cpuhp_exit
 	start=$(date +%s%N)
 	offline_cpu3_scenario 1s >"$work/section"
 	end=$(date +%s%N)
@@ -202,15 +210,22 @@ if [ "$patched" = 1 ]; then
 	# or moved off.  tracefs does not show where sections end: a task may
 	# leave cpu3 inside another short section (a BPF trampoline's) and
 	# hold on.  So mdstat's account must match one of the task's
-	# departures from cpu3 in tracefs, within 10 ms: measured from the
+	# departures from cpu3 in tracefs, within 5 ms: measured from the
 	# wait's start, or back from its end.  mdstat and tracefs read the
-	# clock in two probes of one tracepoint hit, and the guest's vCPU can
-	# stall between the two: wait_begin, wait_end or the departure have
-	# been 3 to 6.4 ms apart on the two.  That a section's end is not
-	# taken for the departure is the check above (on_cpu_after_ns).
+	# clock in two probes of one tracepoint hit, and the host can stop a
+	# vCPU between the two.  With QEMU 10, in ten runs of this test in
+	# one boot of our kernel, the closer end agreed within
+	# 136-335 us nine times and 2.3 ms once (the other end 6.2 ms off);
+	# with QEMU 7.2 they had been up to 6.4 ms apart, and this was 10 ms.
+	# That a section's end is not taken for the departure is the check
+	# above (on_cpu_after_ns).
+	# The wait is the sched:waitempty step, between its cpuhp_enter and
+	# the cpuhp_exit of the same step.
 	left=$(awk -v pid="$pinned" '
-		/ sched_hotplug_wait_begin: cpu=3 / { begin = $4 }
-		/ sched_hotplug_wait_end: cpu=3 / {
+		/ cpuhp_enter: cpu: 0003 .*\(sched_cpu_wait_empty\)/ {
+			begin = $4; step = $0; sub(/.* step: */, "", step); sub(/ .*/, "", step)
+		}
+		begin && / cpuhp_exit: / && $0 ~ " step: *" step " " {
 			for (i = 1; i <= n; i++)
 				printf "%d:%d ", (t[i] - begin) * 1e6, ($4 - t[i]) * 1e6
 			exit
@@ -219,19 +234,22 @@ if [ "$patched" = 1 ]; then
 		    $0 !~ " prev_state=R\\+? " ||
 		begin && $0 ~ " sched_migrate_task: .* pid=" pid " .* orig_cpu=3 " { t[++n] = $4 }
 		' "$work/offline-trace")
-	tap_diag "$(awk -v pid="$pinned" '/ sched_hotplug_wait_begin: cpu=3 / { begin = 1 }
-		begin && ($0 ~ "_pid=" pid " " || $0 ~ " pid=" pid " " || / sched_hotplug_wait_(begin|end): /)' \
+	tap_diag "$(awk -v pid="$pinned" '/ cpuhp_enter: cpu: 0003 .*sched_cpu_wait_empty/ { begin = 1 }
+		begin && ($0 ~ "_pid=" pid " " || $0 ~ " pid=" pid " " || / cpuhp_e/)' \
 		"$work/offline-trace" | head -n 8)"
+	tap_equal "hotplug: the kernel's sched_hotplug_pinned names the same task, on cpu3" \
+		"$pinned" "$(sed -n 's/.*\[003\] .* sched_hotplug_pinned: .* pid=\([0-9]*\) .*/\1/p' \
+		"$work/offline-trace" | head -n 1)"
 	tap_check "hotplug: it kept cpu3 a while after its section ($(jq '.culprits[0].on_cpu_after_ns' <<<"$report") ns)" \
 		test "$(jq '.culprits[0].on_cpu_after_ns > 0' <<<"$report")" = true
 	account=$(jq -r '"\(.explained_ns / 1000 | floor):\((.wait_ns - .explained_ns) / 1000 | floor)"' <<<"$report")
-	tap_check "hotplug: it explains the wait until the task left cpu3, as tracefs, within 10 ms (explained:rest $account us; tracefs ${left:-no departure})" \
+	tap_check "hotplug: it explains the wait until the task left cpu3, as tracefs, within 5 ms (explained:rest $account us; tracefs ${left:-no departure})" \
 		awk -v account="$account" -v left="$left" 'BEGIN {
 			split(account, a, ":")
 			n = split(left, l, " ")
 			for (i = 1; i <= n; i++) {
 				split(l[i], t, ":")
-				if ((a[1] - t[1]) ^ 2 <= 1e8 || (a[2] - t[2]) ^ 2 <= 1e8)
+				if ((a[1] - t[1]) ^ 2 <= 25e6 || (a[2] - t[2]) ^ 2 <= 25e6)
 					exit 0
 			}
 			exit 1 }'
@@ -240,6 +258,7 @@ else
 	tap_skip "hotplug: the culprit's stack" "no culprits without the series"
 	tap_skip "hotplug: the culprit's time on cpu3" "no culprits without the series"
 	tap_skip "hotplug: the culprit's share of the wait" "no culprits without the series"
+	tap_skip "hotplug: the kernel's sched_hotplug_pinned names the same task" "no such event without the series"
 fi
 
 # --- Affinity: taskset moves a task sleeping 400 ms in a section on cpu1
@@ -262,8 +281,8 @@ read -r pinned <"$work/affinity"
 syscall_us=$(awk '/ taskset-[0-9]+ .* sys_sched_setaffinity\(/ { t = $4 + 0 }
 	/ taskset-[0-9]+ .* sys_sched_setaffinity -> / && t { printf "%d\n", ($4 - t) * 1e6; exit }' \
 	"$work/syscalls")
-tap_equal "affinity: one wait, for the task in the section" 1 \
-	"$(jq -c "select(.event == \"affinity_wait_begin\" and .pid == $pinned and .cpu == 1)" "$work/trace" | wc -l)"
+tap_equal "affinity: one wait, for the task in the section on cpu1" 1 \
+	"$(jq -c "select(.event == \"affinity_wait_end\" and .pid == $pinned and .cpu == 1)" "$work/trace" | wc -l)"
 tap_equal "affinity: taskset is the one that waited" taskset \
 	"$(jq -r "select(.event == \"affinity_wait_end\" and .pid == $pinned) | .other_comm" "$work/trace")"
 wait_us=$(jq "select(.event == \"affinity_wait_end\" and .pid == $pinned) | .wait_ns / 1000 | floor" "$work/trace")
@@ -279,11 +298,13 @@ wait $!
 tap_equal "top: SIGTERM ends it with status 0 and a summary" "0 1" \
 	"$? $(grep -c '"type":"summary"' "$work/top")"
 tap_equal "top: nothing stays attached after it" "$before" "$(linked)"
-# A closed pipe: head takes the first line, mdstat stops at its next write.
-timeout 60 bash -c '"$0" trace -e pinned -C 1 | head -n 2 >/dev/null & sleep 3
-	"$1" -c 1 -d 1 -s 300ms >/dev/null & sleep 0.1; "$1" -f 80 -c 1 -n 3 -s 1ms -S 5ms; wait' \
-	"$mdstat" "$mdsection"
-tap_equal "trace: a closed pipe ends it" 0 "$?"
+# A closed pipe: head takes the first two lines, mdstat stops at its next
+# write, long before the command it started (once attached) would end.
+start=$SECONDS
+timeout 60 "$mdstat" trace -e pinned -C 1 -- bash -c '"$0" -c 1 -d 1 -s 300ms >/dev/null &
+	sleep 0.1; "$0" -f 80 -c 1 -n 3 -s 1ms -S 5ms; sleep 50' "$mdsection" | head -n 2 >/dev/null
+tap_equal "trace: a closed pipe ends it, before its command" "0 yes" \
+	"${PIPESTATUS[0]} $( [ $((SECONDS - start)) -lt 50 ] && echo yes || echo "no, $((SECONDS - start)) s")"
 tap_equal "trace: nothing stays attached after it" "$before" "$(linked)"
 
 rm -rf "$work"

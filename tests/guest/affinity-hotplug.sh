@@ -1,0 +1,102 @@
+#!/bin/bash
+# sched_setaffinity() of a task asleep in a migrate_disable() section, to
+# a CPU that is going down.  The call must not return 0 before the task is
+# inside its new mask (or, that CPU being unusable, inside the mask the
+# kernel falls back to, which /proc then shows).  Debian's 6.1.192 returns
+# 0 and leaves the task where it was, outside its mask, and the task's
+# next section hits WARN_ON_ONCE(!pending) in affine_move_task().  Two
+# ways (patches/0002):
+#   before  the call comes once cpu3 is inactive: the destination is
+#           picked from the online CPUs because the task is pinned; our
+#           kernel refuses the call, as for a task that is not pinned;
+#   during  the call comes while cpu3 is active, and cpu3 goes inactive
+#           while the caller waits for the section: migration_cpu_stop()
+#           completes the request although it cannot move the task there;
+#           our kernel picks another CPU as hotplug would.
+# Each round: a task sleeps 800 ms in a section on cpu3, which keeps cpu3
+# going down, inactive but online, that long; a task on cpu1 runs sections
+# of 400 ms asleep, one after another; its mask is set to cpu3 alone.
+# Runnable alone: guest/run -- tests/run tests/guest/affinity-hotplug.sh
+# (MDSTAT_REPRO_ROUNDS rounds of each, 2 by default).
+. "$(dirname "$0")/../lib.sh"
+rounds=${MDSTAT_REPRO_ROUNDS:-2}
+tap_plan $((4 * rounds))
+
+mdload_load || exit 1
+work=$(mktemp -d)
+active_state=$(sed -n 's/^\([0-9]*\): sched:active$/\1/p' /sys/devices/system/cpu/hotplug/states)
+
+# offline_cpu3: take cpu3 down in the background ($offline) and wait until
+# it is inactive: its hotplug state below sched:active.
+offline_cpu3() {
+	echo 0 >/sys/devices/system/cpu/cpu3/online &
+	offline=$!
+	for _ in $(seq 300); do
+		[ "$(cat /sys/devices/system/cpu/cpu3/hotplug/state)" -lt "$active_state" ] && return
+		sleep 0.01
+	done
+}
+
+# cpu_in CPU MASK: whether CPU is in the list MASK (as /proc shows it).
+cpu_in() {
+	awk -v cpu="$1" -v mask="$2" 'BEGIN {
+		n = split(mask, parts, ",")
+		for (i = 1; i <= n; i++) {
+			split(parts[i], r, "-")
+			if (cpu >= r[1] && cpu <= (r[2] == "" ? r[1] : r[2])) exit 0
+		}
+		exit 1 }'
+}
+
+# round WHEN: one round; prints "STATUS MASK NEXT_CPU".
+round() {
+	local holder task caller status mask done_before next
+	"$mdsection" -c 3 -S 800ms >/dev/null &
+	holder=$!
+	"$mdsection" -c 1 -n 10 -S 400ms >"$work/sections" &
+	task=$!
+	wait_pinned 3 1
+	taskset -p -c 0-3 "$holder" >/dev/null
+	[ "$1" = during ] || offline_cpu3
+	wait_pinned 1 1
+	taskset -p -c 3 "$task" >/dev/null 2>&1 &
+	caller=$!
+	if [ "$1" = during ]; then
+		# Once the caller waits for the section (uninterruptible).
+		for _ in $(seq 500); do
+			[ "$(awk '{ print $3 }' "/proc/$caller/stat" 2>/dev/null)" = D ] && break
+			sleep 0.01
+		done
+		offline_cpu3
+	fi
+	wait "$caller"
+	status=$?
+	mask=$(sed -n 's/^Cpus_allowed_list:\t//p' "/proc/$task/status")
+	done_before=$(grep -c . "$work/sections")
+	# The section in progress as the call returned, then one more.
+	while [ "$(grep -c . "$work/sections")" -lt $((done_before + 2)) ] &&
+		kill -0 "$task" 2>/dev/null; do
+		sleep 0.01
+	done
+	next=$(sed -n "$((done_before + 2))p" "$work/sections" | sed -n 's/.*cpu_enter=\([0-9]*\).*/\1/p')
+	kill "$task" 2>/dev/null
+	wait "$task" "$holder" "$offline" 2>/dev/null
+	echo 1 >/sys/devices/system/cpu/cpu3/online
+	echo "$status $mask ${next:--1}"
+}
+
+for r in $(seq "$rounds"); do
+	for when in before during; do
+		read -r status mask next < <(round "$when")
+		tap_diag "$when, round $r: taskset exit $status, mask then $mask, next section on cpu$next"
+		if [ "$when" = before ]; then
+			tap_check "$when, round $r: refused, as for a task that is not pinned" \
+				test "$status" != 0
+		else
+			tap_equal "$when, round $r: sched_setaffinity() succeeded" 0 "$status"
+		fi
+		tap_check "$when, round $r: the next section ran inside the mask the call left (cpu$next in $mask)" \
+			cpu_in "$next" "$mask"
+	done
+done
+rm -rf "$work"
