@@ -108,6 +108,10 @@ class Recorder:
                 fail(prog, EXIT_NO_EVENTS, f"this kernel has no trace event {event}"
                      + (" (it comes with the mdstat series)" if event.startswith("sched/sched_") else ""))
         os.mkdir(self.dir)
+        # CLOCK_MONOTONIC, the clock of the series' wait_ns fields and of
+        # BPF: tracefs' default, sched_clock(), need not agree between CPUs
+        # (the guest finds its vCPUs' TSCs unsynchronized).
+        self.write("trace_clock", "mono")
         self.write("buffer_size_kb", "8192")
         for event in events:
             self.write(f"events/{event}/enable", "1")
@@ -127,6 +131,39 @@ class Recorder:
             with open(keep, "w") as f:
                 f.write(text)
         return parse_lines(text.splitlines())
+
+
+def preemptions(events):
+    """The pinned preemptions in events, as (sched_pinned_preempt, the
+    sched_switch that follows it on its CPU or None).  The event names only
+    the task and its depth: it fires in __schedule() just before that
+    sched_switch, which names the task taking the CPU."""
+    out, waiting = [], {}
+    for e in events:
+        if e.name == "sched_pinned_preempt":
+            pair = [e, None]
+            out.append(pair)
+            waiting[e.cpu] = pair
+        elif e.name == "sched_switch" and e.cpu in waiting:
+            pair = waiting.pop(e.cpu)
+            if e.int("prev_pid") == pair[0].int("pid"):
+                pair[1] = e
+    return [tuple(pair) for pair in out]
+
+
+def comms(events):
+    """pid -> the last name events gave it (a record's own comm is "<...>"
+    where tracefs had not saved it)."""
+    names = {}
+    for e in events:
+        if e.comm != "<...>":
+            names[e.pid] = e.comm
+        if e.name == "sched_switch":
+            for side in ("prev", "next"):
+                names[e.int(f"{side}_pid")] = e.fields.get(f"{side}_comm", "?")
+        elif "comm" in e.fields and "pid" in e.fields:
+            names[e.int("pid")] = e.fields["comm"]
+    return names
 
 
 def has_events(*events):

@@ -5,13 +5,17 @@
 # mostly the same events recorded at the same time in a tracefs instance.
 # On a kernel without the series only the one-liners marked *stock* run.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 22
+. "$top/guest/trace-text.sh"
+tap_plan 23
 
 doc=$top/docs/one-liners.md
 work=$(mktemp -d)
 mdload_load || exit 1
 patched=
 [ -d /sys/kernel/tracing/events/sched/sched_pinned_preempt ] && patched=1
+# The series' counters are schedstats, which count only while these are on.
+schedstats=$(cat /proc/sys/kernel/sched_schedstats)
+[ -z "$patched" ] || echo 1 >/proc/sys/kernel/sched_schedstats
 
 # one_liner N: the command of one-liner N, as the page has it.
 one_liner() {
@@ -117,8 +121,7 @@ trace_end "$work/trace"
 stop
 [ -z "$patched" ] || md_preempt=$(rq_stat 1 md_stats.pinned_preempt)
 preempted=$(trace_count "$work/trace" sched_pinned_preempt "pid=$pinned")
-switched=$(( $(trace_count "$work/trace" sched_switch "prev_pid=$pinned" prev_state=R) +
-	$(trace_count "$work/trace" sched_switch "prev_pid=$pinned" prev_state=R+) ))
+switched=$(trace_count "$work/trace" sched_switch "prev_pid=$pinned" prev_state=R+)
 
 equal 1 "stacked count of the pinned task on cpu1 is tracefs's ($preempted)" \
 	"$preempted" "$(map_value 1 "@stacked[mdsection, $pinned, 1]")"
@@ -128,20 +131,19 @@ by_fifo=$(trace_count "$work/trace" sched_switch "prev_pid=$pinned" "next_pid=$p
 check 1 "the FIFO task preempted it 3 times or more, as sched_switch has it ($by_fifo)" \
 	test "$by_fifo" -ge 3
 equal 2 "preemptions by the FIFO 80 task (prio 19) are tracefs's" \
-	"$(trace_count "$work/trace" sched_pinned_preempt next_comm=mdsection next_prio=19)" \
-	"$(map_value 2 "@preempted_by[mdsection, 19]")"
+	"$(followed_by "$work/trace" mdsection 19)" "$(map_value 2 "@preempted_by[mdsection, 19]")"
 equal 3 "one stuck time per sched_pinned_preempt" \
 	"$(trace_count "$work/trace" sched_pinned_preempt)" "$(hist_count 3 @stuck_us)"
 check 4 "the longest wait is keyed by a stack inside mdload" grep -q 'mdload' "$work/4"
 check 4 "and is over 0 us" test "$(sed -n 's/^\]: \([0-9]*\)$/\1/p' "$work/4" | sort -n | tail -n 1)" -gt 0
 # Without the series the ground truth is looser: at least the FIFO task's
-# preemptions, at most every runnable switch-out of the task (some come
-# before its section).
+# preemptions, at most every preemption of the task (some may come before
+# its section).
 depth=$(hist_count 5 '@depth[mdsection]')
 if [ -n "$patched" ]; then
 	equal 5 "one depth per sched_pinned_preempt of the task ($preempted)" "$preempted" "$depth"
 else
-	check 5 "between the FIFO task's $by_fifo and the $switched runnable switch-outs of the task ($depth)" \
+	check 5 "between the FIFO task's $by_fifo and the $switched preemptions of the task ($depth)" \
 		test "$depth" -ge "$by_fifo" -a "$depth" -le "$switched"
 fi
 equal 5 "all of them at depth 2" "$depth" "$(hist_count 5 '@depth[mdsection]' '[2, 3)')"
@@ -157,52 +159,73 @@ equal 7 "cpu1's md_stats.pinned_preempt is sched/debug's" \
 # --- The article's scenario: a pinned FIFO 10 task preempted on cpu1 by a
 # FIFO 50 task that spins 200 ms, pushed away when cpu2 pulls.
 start 8 9 10
-trace_begin md_one_push ${patched:+sched_push_queued sched_push_done}
+trace_begin md_one_push ${patched:+sched_pinned_push_queued sched_pinned_push_done}
 sched_feature NO_RT_PUSH_IPI
 push_scenario "${held_spinner[@]}" 0.2 >/dev/null
 trace_end "$work/trace"
 stop
-# The first push done on cpu1: moved, or (once in a make check) no lower
-# CPU found as the stopper ran.
-first=$(grep " sched_push_done: .* cpu=1 result=" "$work/trace" | head -n 1)
+# The first push done on cpu1 (the stopper's CPU, which records it): moved,
+# or (once in a make check) no lower CPU found as the stopper ran.
+on_cpu 1 "$work/trace" >"$work/cpu1"
+first=$(grep " sched_pinned_push_done: " "$work/cpu1" | head -n 1)
 result=$(grep -o 'result=[a-z_]*' <<<"$first" | cut -d= -f2)
 dest=$(grep -o 'dest_cpu=-\?[0-9]*' <<<"$first" | cut -d= -f2)
 equal 8 "rt_pull pushes counted as tracefs did" \
-	"$(trace_count "$work/trace" sched_push_queued site=rt_pull)" "$(map_value 8 '@queued[rt_pull]')"
+	"$(trace_count "$work/trace" sched_pinned_push_queued site=rt_pull)" "$(map_value 8 '@queued[rt_pull]')"
 check 8 "the scenario made one" test -n "$(map_value 8 '@queued[rt_pull]')"
 equal 9 "pushes from cpu1 that ended ${result:-?} to cpu${dest:-?}, as tracefs" \
-	"$(trace_count "$work/trace" sched_push_done cpu=1 "result=${result:-x}" "dest_cpu=${dest:-x}")" \
+	"$(trace_count "$work/cpu1" sched_pinned_push_done "result=${result:-x}" "dest_cpu=${dest:-x}")" \
 	"$(map_value 9 "@done[1, ${result:-x}, ${dest:-x}]")"
 equal 10 "one latency per push done on cpu1" \
-	"$(trace_count "$work/trace" sched_push_done cpu=1)" "$(hist_count 10 '@push_us[1]')"
+	"$(trace_count "$work/cpu1" sched_pinned_push_done)" "$(hist_count 10 '@push_us[1]')"
 
 # --- cpu3 goes offline while a task sleeps 800 ms in a section there and
-# another spins there unpinned: the offline waits for the section.
-start 11 12 13 14
-trace_begin md_one_hotplug ${patched:+sched_hotplug_wait_begin sched_hotplug_wait_end sched_balance_push}
+# another spins there unpinned: the offline waits for the section.  tracefs
+# has the wait as the sched:waitempty step between cpuhp_enter and
+# cpuhp_exit, the tasks pushed off as sched_migrate_task by migration/3.
+start 11 12 13 14 15
+trace_begin md_one_hotplug cpuhp/cpuhp_enter cpuhp/cpuhp_exit sched_switch sched_wakeup \
+	sched_wakeup_new sched_migrate_task ${patched:+sched_hotplug_pinned}
 offline_cpu3_scenario 800ms >/dev/null
 echo 1 >/sys/devices/system/cpu/cpu3/online
 kill "$spinner"
 wait "$pinned" "$spinner" 2>/dev/null
 trace_end "$work/trace"
 stop
-begin=$(grep -o 'sched_hotplug_wait_begin: cpu=3 nr_running=[0-9]* nr_pinned=[0-9]*' "$work/trace" | head -n 1)
+waitempty_steps 3 <"$work/trace" >"$work/wait"
+read -r wait_begin wait_end _ <"$work/wait"
 equal 11 "one hotplug wait of cpu3, in tracefs and the histogram" \
-	"1 1" "$(trace_count "$work/trace" sched_hotplug_wait_end cpu=3) $(hist_count 11 '@wait_ms[3]')"
-key=$(sed -n 's/.*cpu=3 nr_running=\([0-9]*\) nr_pinned=\([0-9]*\)/@waits[3, \1, \2]/p' <<<"$begin")
-equal 12 "the wait's start as tracefs has it (${key:-no wait in tracefs})" 1 "$(map_value 12 "${key:-none}")"
-equal 13 "the pinned task was left running as often as tracefs says" \
-	"$(trace_count "$work/trace" sched_balance_push "pid=$pinned" pinned=1)" \
-	"$(map_value 13 '@[mdsection, left running, pinned]')"
-# The balancer may move the spinner off before cpu3 goes down.
-pushed=$(trace_count "$work/trace" sched_balance_push "pid=$spinner" pinned=0)
-pushed_seen=$(map_value 13 '@[perl, pushed off]')
-equal 13 "the spinner was pushed off as often as tracefs says ($pushed)" "$pushed" "${pushed_seen:-0}"
-equal 14 "one offline of cpu3" 1 "$(hist_count 14 '@offline_ms[3]')"
+	"1 1" "$(wc -l <"$work/wait") $(hist_count 11 '@wait_ms[3]')"
+# bpftrace's label of the power-of-2 bucket of tracefs's wait in ms: "[0]",
+# "[1]", "[2, 4)", ..., "[512, 1K)", "[1K, 2K)"; only its start is compared.
+bucket=$(awk -v b="${wait_begin:-0}" -v e="${wait_end:-0}" 'BEGIN {
+	d = int((e - b) * 1000)
+	if (d < 2) { printf "[%d]", d; exit }
+	for (lo = 2; lo * 2 <= d; lo *= 2);
+	printf "[%s, ", lo < 1024 ? lo : lo / 1024 "K" }')
+equal 11 "in the bucket of tracefs's wait (${bucket:-none})" 1 "$(hist_count 11 '@wait_ms[3]' "$bucket")"
+# What cpu3 ran or had queued as its hotplug thread entered the step, and
+# the one section the scenario waited for before the offline (800 ms: it
+# lasts into the wait, as sched_hotplug_pinned shows on our kernel).
+running=$(runnable_at_wait 3 <"$work/trace")
+equal 12 "the wait's start: ${running:-?} runnable as tracefs has it, the 1 section pinned" \
+	1 "$(map_value 12 "@waits[3, ${running:-x}, 1]")"
+held=$(on_cpu 3 "$work/trace" | grep -o "sched_hotplug_pinned: comm=mdsection pid=$pinned pinned_left=[0-9]*" |
+	sed 's/.*pinned_left=//')
+equal 13 "the section held the offline, as tracefs has it (pinned_left=${held:-none})" \
+	"$(on_cpu 3 "$work/trace" | trace_count /dev/stdin sched_hotplug_pinned "pid=$pinned")" \
+	"$(map_value 13 "@held[3, mdsection, $pinned, ${held:-x}]")"
+# The balancer may move the spinner off before cpu3 goes down: only the
+# moves by cpu3's stopper during the offline count.
+pushed=$(going_down 3 <"$work/trace" | grep "^ *migration/3-" |
+	trace_count /dev/stdin sched_migrate_task "pid=$spinner" orig_cpu=3)
+pushed_seen=$(map_value 14 '@pushed_off[3, perl]')
+equal 14 "the spinner was pushed off as often as tracefs says ($pushed)" "$pushed" "${pushed_seen:-0}"
+equal 15 "one offline of cpu3" 1 "$(hist_count 15 '@offline_ms[3]')"
 
 # --- taskset moves a task sleeping 300 ms in a section on cpu1 to cpu2.
-start 15 16
-trace_begin md_one_affinity ${patched:+sched_affinity_wait_end}
+start 16 17
+trace_begin md_one_affinity ${patched:+sched_affinity_wait}
 "$mdsection" -c 1 -S 300ms >/dev/null &
 pinned=$!
 wait_pinned 1 1
@@ -211,11 +234,13 @@ caller=$!
 wait "$caller" "$pinned"
 trace_end "$work/trace"
 stop
-wait_us=$(grep " sched_affinity_wait_end: pid=$pinned caller_pid=$caller " "$work/trace" |
+# The caller records the event, once its wait is over.
+wait_us=$(grep "^ *taskset-$caller .* sched_affinity_wait: comm=mdsection pid=$pinned cpu=1 " "$work/trace" |
 	sed -n 's/.*wait_ns=\([0-9]*\).*/\1/p' | head -n 1)
-equal 15 "taskset's wait for the pinned task, as tracefs" \
-	"taskset/$caller waited $((${wait_us:-0} / 1000)) us for mdsection/$pinned" \
-	"$(grep -s "^taskset/" "$work/15" | head -n 1)"
-equal 16 "one affinity wait by taskset" 1 "$(hist_count 16 '@wait_us[taskset]')"
+equal 16 "taskset's wait for the pinned task, as tracefs" \
+	"taskset/$caller waited $((${wait_us:-0} / 1000)) us for mdsection/$pinned, pinned on cpu1" \
+	"$(grep -s "^taskset/" "$work/16" | head -n 1)"
+equal 17 "one affinity wait by taskset" 1 "$(hist_count 17 '@wait_us[taskset]')"
 
+echo "$schedstats" >/proc/sys/kernel/sched_schedstats
 rm -rf "$work"

@@ -3,7 +3,8 @@
 # scenario and on a trace-cmd recording of one, their reports checked
 # against what the scenario did and what tracefs recorded beside them.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 23
+. "$top/guest/trace-text.sh"
+tap_plan 24
 
 mdload_load || exit 1
 scripts=$top/scripts
@@ -21,12 +22,12 @@ stacking_workload() {
 	sched_feature NO_RT_PUSH_IPI
 	push_scenario "${held_spinner[@]}" 0.2 >/dev/null
 }
-trace_begin md_scripts_stack sched_pinned_preempt sched_push_queued sched_push_done
+trace_begin md_scripts_stack sched_pinned_preempt sched_pinned_push_queued sched_pinned_push_done
 "$scripts/md-stacking-report" -o "$work" 6 >"$work/out" 2>&1 &
 reporter=$!
 # Its tracefs instance records once the last of its events is on.
 for _ in $(seq 200); do
-	grep -qs 1 /sys/kernel/tracing/instances/md-stacking-report-*/events/sched/sched_push_done/enable && break
+	grep -qs 1 /sys/kernel/tracing/instances/md-stacking-report-*/events/sched/sched_pinned_push_done/enable && break
 	sleep 0.05
 done
 stacking_workload
@@ -38,9 +39,12 @@ want=$(trace_count "$work/trace" sched_pinned_preempt "pid=$stacked_pid")
 tap_equal "it counts the preemptions of the pinned task that tracefs saw ($want)" "$want" \
 	"$(awk -v pid="$stacked_pid" '$1 == pid && $2 == "mdsection" { print $5 }' "$work/report.txt")"
 tap_check "most of the 5 wakeups preempted it, 3 or more" test "$want" -ge 3
-tap_check "the push scenario queued a push on cpu1" test "$(trace_count "$work/trace" sched_push_queued cpu=1)" -ge 1
+tap_check "the push scenario queued a push on cpu1" \
+	test "$(trace_count "$work/trace" sched_pinned_push_queued cpu=1)" -ge 1
+# A push done is recorded on the CPU its stopper ran on, the one queued.
 tap_equal "it lists the push queued and done on cpu1" \
-	"$(trace_count "$work/trace" sched_push_queued cpu=1) $(trace_count "$work/trace" sched_push_done cpu=1)" \
+	"$(trace_count "$work/trace" sched_pinned_push_queued cpu=1) $(on_cpu 1 "$work/trace" |
+		trace_count /dev/stdin sched_pinned_push_done)" \
 	"$(grep -c ' cpu1 queued ' "$work/report.txt") $(grep -c ' cpu1 done ' "$work/report.txt")"
 # The SVG, parsed by Python's XML parser: a bar per preemption, a marker
 # per push event.
@@ -55,13 +59,13 @@ print(sum("stacked" in cls(r) for r in root.iter("{http://www.w3.org/2000/svg}re
       sum("done" in cls(c) for c in root.iter("{http://www.w3.org/2000/svg}circle")))' "$1"
 }
 tap_equal "stacking.svg is well formed, a bar per preemption and a marker per push event" \
-	"$(trace_count "$work/trace" sched_pinned_preempt) $(trace_count "$work/trace" sched_push_queued) $(trace_count "$work/trace" sched_push_done)" \
+	"$(trace_count "$work/trace" sched_pinned_preempt) $(trace_count "$work/trace" sched_pinned_push_queued) $(trace_count "$work/trace" sched_pinned_push_done)" \
 	"$(svg_counts "$work/stacking.svg" 2>&1)"
 
 # The same workload recorded by trace-cmd, reported from its trace.dat.
 mkdir "$work/cmd"
 (cd "$work/cmd" && trace-cmd record -q -e sched:sched_pinned_preempt -e sched:sched_switch \
-	-e sched:sched_push_queued -e sched:sched_push_done -o trace.dat \
+	-e sched:sched_pinned_push_queued -e sched:sched_pinned_push_done -o trace.dat \
 	bash -c '. "$1/tests/lib.sh"; "$2" -c 1 -d 2 -s 600ms >/dev/null & p=$!; wait_pinned 1 1
 		"$2" -f 80 -c 1 -n 5 -s 2ms -S 20ms >/dev/null; wait $p; echo "$p" >pid' _ "$top" "$mdsection" \
 	>/dev/null 2>&1)
@@ -70,7 +74,7 @@ tap_equal "trace-cmd recorded the workload" 0 $?
 tap_equal "md-stacking-report reads the trace.dat" 0 $?
 trace-cmd report -i "$work/cmd/trace.dat" >"$work/cmd/text" 2>/dev/null
 cmd_pid=$(cat "$work/cmd/pid")
-want=$(grep -c "sched_pinned_preempt: .* pid=$cmd_pid " "$work/cmd/text")
+want=$(grep -cE "sched_pinned_preempt: +pid=$cmd_pid " "$work/cmd/text")
 tap_check "trace-cmd report shows most of the 5 wakeups preempting it, 3 or more ($want)" test "$want" -ge 3
 tap_equal "and md-stacking-report counts as many" "$want" \
 	"$(awk -v pid="$cmd_pid" '$1 == pid && $2 == "mdsection" { print $5 }' "$work/cmd/report.txt")"
@@ -86,12 +90,17 @@ tap_equal "md-hotplug-latency offlines cpu3" 0 $?
 wait "$pinned"
 tap_diag "$(cat "$work/out")"
 tap_equal "and brings it back online" 1 "$(cat /sys/devices/system/cpu/cpu3/online)"
-wait_ns=$(sed -n 's/.*sched_hotplug_wait_end: cpu=3 wait_ns=\([0-9]*\).*/\1/p' "$work/hotplug.trace")
-tap_check "the trace has the wait for the pinned task" test -n "$wait_ns"
+# The wait is the sched:waitempty step; the task reports leaving its section
+# during it on cpu3.
+read -r wait_begin wait_end _ <<<"$(waitempty_steps 3 <"$work/hotplug.trace")"
+tap_check "the trace has the wait of cpu3" test -n "$wait_end"
+tap_equal "the pinned task left its section on cpu3 as the wait went on, once" 1 \
+	"$(on_cpu 3 "$work/hotplug.trace" | trace_count /dev/stdin sched_hotplug_pinned "pid=$pinned")"
 tap_equal "the report gives the wait as traced" \
-	"$(awk -v n="${wait_ns:-0}" 'BEGIN { printf "%.3f", n / 1e6 }')" \
-	"$(sed -n 's/^  waited \([0-9.]*\) ms for pinned tasks.*/\1/p' "$work/out")"
-tap_check "it names the pinned task as one the wait was for" grep -q "^    mdsection/$pinned: " "$work/out"
+	"$(awk -v b="${wait_begin:-0}" -v e="${wait_end:-0}" 'BEGIN { printf "%.3f", (e - b) * 1000 }')" \
+	"$(sed -n 's/^  waited \([0-9.]*\) ms for the CPU to empty.*/\1/p' "$work/out")"
+tap_check "it names the pinned task as one the wait was for" \
+	grep -q "^    mdsection/$pinned: left its section " "$work/out"
 tap_check "sched_cpu_wait_empty is its slowest step" \
 	awk '/slowest steps/ { getline; getline; exit !/sched_cpu_wait_empty/ }' "$work/out"
 "$scripts/md-hotplug-latency" -i "$work/hotplug.trace" >"$work/again" 2>&1
@@ -107,14 +116,16 @@ tap_equal "md-affinity-latency changes the affinity" 0 $?
 tap_diag "$(cat "$work/out")"
 tap_check "it explains the wait: for the task, pinned on cpu1" \
 	grep -q "waited [0-9.]* ms in sched_setaffinity() for mdsection/$pinned, pinned on cpu1" "$work/out"
-# Its three states add up to the wait (2%: the kernel's wait_ns is on
-# local_clock, the recording on another clock), and it slept through most
-# of it (the running part is its way from the wakeup to migrate_enable()).
+# Its three states add up to the wait: they split the wait_ns before the
+# event, on the recording's own clock (CLOCK_MONOTONIC, as wait_ns), so
+# only the rounding of each to 0.001 ms tells them apart.  And it slept
+# through most of it (the running part is its way from the wakeup to
+# migrate_enable()).
 tap_check "which slept most of it" \
 	awk '/ waited / { for (i = 1; i <= NF; i++) if ($i == "waited") wait = $(i + 1) }
 	     /meanwhile/ { for (i = 1; i <= NF; i++) if ($(i + 1) ~ /^ms,?$/) sum += $i
 			   for (i = 1; i <= NF; i++) if ($i == "asleep") asleep = $(i + 1) }
-	     END { d = sum - wait; exit !(wait > 0 && d * d <= (wait / 50 + 0.01) ^ 2 && asleep > wait / 2) }' "$work/out"
+	     END { d = sum - wait; exit !(wait > 0 && d * d <= 0.0025 ^ 2 && asleep > wait / 2) }' "$work/out"
 wait "$pinned"
 "$scripts/md-affinity-latency" -i "$work/affinity.trace" >"$work/again" 2>&1
 tap_equal "from its recording it explains the same wait" \
