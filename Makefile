@@ -13,7 +13,9 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-missing-field-initializers -Werror
 PACKAGES := linux-source-6.1 gcc make patch perl flex bison bc libelf-dev \
 	libssl-dev dwarves ccache clang llvm libbpf-dev bpftool bpftrace \
 	busybox-static cpio zstd xz-utils kmod util-linux \
-	rt-tests stress-ng trace-cmd jq python3 linux-perf
+	rt-tests stress-ng trace-cmd jq python3 linux-perf \
+	debhelper dpkg-dev fakeroot lintian man-db prometheus \
+	prometheus-node-exporter curl iproute2
 
 # QEMU comes from bookworm-backports: 7.2 in bookworm can run a stale
 # translation of kernel text another vCPU just patched (fixed in 8.1 by
