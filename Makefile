@@ -25,7 +25,7 @@ BACKPORTS_PACKAGES := qemu-system-x86
 BACKPORTS_SOURCES := /etc/apt/sources.list.d/bookworm-backports.sources
 QEMU_MIN_MAJOR := 8
 
-.PHONY: all deps kernel mdstat bench bench-tools kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
+.PHONY: all deps kernel mdstat install install-files deb bench bench-tools kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
 
 all: kernel mdload mdstat
 
@@ -74,21 +74,75 @@ vmlinux.h: kernel
 $(BUILD)/vmlinux.h: $(BUILD)/vmlinux
 	bpftool btf dump file $< format c >$@.tmp && mv $@.tmp $@
 
-# mdstat: bpf/ programs, their skeleton, and the cli/mdstat/ command.
+# mdstat: bpf/ programs, their skeleton, and the cli/mdstat/ command.  The
+# programs compile against our kernel's BTF as a header, or against the
+# VMLINUX_H given (the Debian package's build: debian/rules).  CPPFLAGS,
+# CFLAGS and LDFLAGS are the packager's (dpkg-buildflags).
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror
 MDSTAT_SOURCES := $(wildcard cli/mdstat/*.c)
+VMLINUX_H := $(BUILD)/vmlinux.h
 
 mdstat: kernel
 	@$(MAKE) -s $(BUILD)/mdstat
 
-$(BUILD)/mdstat.bpf.o: bpf/mdstat.bpf.c bpf/mdstat.h $(BUILD)/vmlinux.h
-	clang $(BPF_CFLAGS) -I$(BUILD) -Ibpf -c $< -o $@
+$(BUILD)/mdstat.bpf.o: bpf/mdstat.bpf.c bpf/mdstat.h $(VMLINUX_H)
+	@mkdir -p $(BUILD)
+	clang $(BPF_CFLAGS) -I$(dir $(VMLINUX_H)) -Ibpf -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	bpftool gen skeleton $< name $*_bpf >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/mdstat: $(MDSTAT_SOURCES) cli/mdstat/cli.h bpf/mdstat.h $(BUILD)/mdstat.skel.h
-	$(CC) $(USER_CFLAGS) -I$(BUILD) -Ibpf -o $@ $(MDSTAT_SOURCES) -lbpf -lelf -lz
+	$(CC) $(USER_CFLAGS) $(CPPFLAGS) $(CFLAGS) -I$(BUILD) -Ibpf -o $@ $(MDSTAT_SOURCES) \
+		$(LDFLAGS) -lbpf -lelf -lz
+
+# make install: mdstat, the man pages, the md-* scripts as commands (they
+# live with mdtrace.py, which they import from where they really are) and
+# the one-liners.  install-files copies what is built, without building the
+# kernel first (debian/rules).
+PREFIX := /usr/local
+SBINDIR = $(PREFIX)/sbin
+MDSTAT_LIBDIR = $(PREFIX)/lib/mdstat
+MAN8DIR = $(PREFIX)/share/man/man8
+DOCDIR = $(PREFIX)/share/doc/mdstat
+SCRIPTS := md-hotplug-latency md-affinity-latency md-stacking-report
+
+install: mdstat
+	@$(MAKE) -s install-files
+
+install-files:
+	install -D -m 0755 $(BUILD)/mdstat $(DESTDIR)$(SBINDIR)/mdstat
+	install -D -m 0644 cli/mdstat/mdstat.8 $(DESTDIR)$(MAN8DIR)/mdstat.8
+	install -m 0644 scripts/md-scripts.8 $(DESTDIR)$(MAN8DIR)/md-hotplug-latency.8
+	install -d $(DESTDIR)$(MDSTAT_LIBDIR)
+	install -m 0755 $(addprefix scripts/,$(SCRIPTS)) $(DESTDIR)$(MDSTAT_LIBDIR)/
+	install -m 0644 scripts/mdtrace.py $(DESTDIR)$(MDSTAT_LIBDIR)/
+	for script in $(SCRIPTS); do \
+		ln -sfn $$(realpath -m --relative-to=$(SBINDIR) $(MDSTAT_LIBDIR))/$$script \
+			$(DESTDIR)$(SBINDIR)/$$script || exit 1; \
+	done
+	ln -sfn md-hotplug-latency.8 $(DESTDIR)$(MAN8DIR)/md-affinity-latency.8
+	ln -sfn md-hotplug-latency.8 $(DESTDIR)$(MAN8DIR)/md-stacking-report.8
+	install -D -m 0644 docs/one-liners.md $(DESTDIR)$(DOCDIR)/one-liners.md
+
+# make deb: the Debian package, built by dpkg-buildpackage from a copy of the
+# sources that carries our kernel's BTF header, into build/deb/; lintian
+# must find no error in it.
+DEB_DIR := $(BUILD)/deb
+DEB_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version)
+DEB_STAGE = $(DEB_DIR)/mdstat-$(DEB_VERSION)
+
+deb: mdstat
+	@rm -rf $(DEB_DIR)
+	@mkdir -p $(DEB_STAGE)
+	@cp -r Makefile bpf cli scripts docs debian $(DEB_STAGE)/
+	@cp $(BUILD)/vmlinux.h $(DEB_STAGE)/
+	@cd $(DEB_STAGE) && dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
+		{ tail -n 30 $(DEB_DIR)/build.log >&2; \
+		  echo "deb: dpkg-buildpackage failed (log: $(DEB_DIR)/build.log)" >&2; exit 1; }
+	@lintian --fail-on error --info $(DEB_DIR)/mdstat_$(DEB_VERSION)_amd64.changes \
+		>$(DEB_DIR)/lintian.log; status=$$?; cat $(DEB_DIR)/lintian.log; exit $$status
+	@echo "deb: $(DEB_DIR)/mdstat_$(DEB_VERSION)_amd64.deb"
 
 # The test module, built out of tree against a kernel's objects (KOBJ) into
 # MDLOAD, outside the checkout; and its user-space helpers.
