@@ -184,7 +184,7 @@ $(BUILD)/tpcount: bench/tpcount.c $(BUILD)/tpcount.skel.h
 # stock one, then the properties on the debug one.
 STOCK_KERNEL := $(BUILD)/kernel-stock
 DEBUG_KERNEL := $(BUILD)/kernel-mdstat-debug
-check: kernel mdload mdstat bench-tools kernel-stock kernel-debug
+check: kernel mdload mdstat bench-tools deb kernel-stock kernel-debug
 	@$(MAKE) -s mdload-module KOBJ=$(STOCK_KERNEL)/obj MDLOAD=$(STOCK_KERNEL)/mdload
 	@$(MAKE) -s mdload-module KOBJ=$(DEBUG_KERNEL)/obj MDLOAD=$(DEBUG_KERNEL)/mdload
 	@MDSTAT_STOCK_BZIMAGE=$(STOCK_KERNEL)/obj/arch/x86/boot/bzImage \
