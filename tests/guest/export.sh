@@ -173,9 +173,10 @@ tap_equal "mdstat_hotplug_waits_total{cpu=3}: the one offline waited" 1 \
 hotplug_ns=$(ns "$work/after" 'mdstat_hotplug_wait_seconds_total{cpu="3"}')
 balance=$(sample "$work/after" 'mdstat_balance_pushes_total{cpu="3"}')
 affinity_ns=$(ns "$work/after" 'mdstat_affinity_wait_seconds_total{cpu="1"}')
+# The last sched_setaffinity() by taskset: the scenario's (offline_cpu3_scenario's come first).
 syscall_ns=$(awk '/ taskset-[0-9]+ .* sys_sched_setaffinity\(/ { t = $4 + 0 }
-	/ taskset-[0-9]+ .* sys_sched_setaffinity -> / && t { printf "%.0f\n", ($4 - t) * 1e9; exit }' \
-	"$work/hotplug-trace")
+	/ taskset-[0-9]+ .* sys_sched_setaffinity -> / && t { last = ($4 - t) * 1e9; t = 0 }
+	END { printf "%.0f\n", last }' "$work/hotplug-trace")
 if [ "$patched" = 1 ]; then
 	tap_equal "mdstat_hotplug_wait_seconds_total{cpu=3} is sched_hotplug_wait_end's wait_ns" \
 		"$(sed -n 's/.* sched_hotplug_wait_end: cpu=3 wait_ns=\([0-9]*\).*/\1/p' "$work/hotplug-trace")" \
