@@ -25,7 +25,7 @@ BACKPORTS_PACKAGES := qemu-system-x86
 BACKPORTS_SOURCES := /etc/apt/sources.list.d/bookworm-backports.sources
 QEMU_MIN_MAJOR := 8
 
-.PHONY: all deps kernel mdstat install install-files deb bench bench-tools kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
+.PHONY: all deps kernel kernel-debian mdstat install install-files deb bench bench-tools kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
 
 all: kernel mdload mdstat
 
@@ -184,13 +184,25 @@ $(BUILD)/tpcount: bench/tpcount.c $(BUILD)/tpcount.skel.h
 # stock one, then the properties on the debug one.
 STOCK_KERNEL := $(BUILD)/kernel-stock
 DEBUG_KERNEL := $(BUILD)/kernel-mdstat-debug
-check: kernel mdload mdstat bench-tools deb kernel-stock kernel-debug
+check: kernel mdload mdstat bench-tools deb kernel-stock kernel-debug kernel-debian
 	@$(MAKE) -s mdload-module KOBJ=$(STOCK_KERNEL)/obj MDLOAD=$(STOCK_KERNEL)/mdload
 	@$(MAKE) -s mdload-module KOBJ=$(DEBUG_KERNEL)/obj MDLOAD=$(DEBUG_KERNEL)/mdload
 	@MDSTAT_STOCK_BZIMAGE=$(STOCK_KERNEL)/obj/arch/x86/boot/bzImage \
 		MDSTAT_STOCK_MDLOAD_KO=$(abspath $(STOCK_KERNEL))/mdload/mdload.ko \
 		MDSTAT_DEBUG_BZIMAGE=$(DEBUG_KERNEL)/obj/arch/x86/boot/bzImage \
-		MDSTAT_DEBUG_MDLOAD_KO=$(abspath $(DEBUG_KERNEL))/mdload/mdload.ko tests/check
+		MDSTAT_DEBUG_MDLOAD_KO=$(abspath $(DEBUG_KERNEL))/mdload/mdload.ko \
+		MDSTAT_DEBIAN_KERNEL=$(abspath $(DEBIAN_KERNEL)) tests/check
+
+# Debian's own kernel of a flavour (amd64, rt-amd64), unpacked with its
+# headers outside the checkout (guest/debian-kernel), and mdload for it:
+# NR_CPUS=8192 where ours has 8.
+DEBIAN_FLAVOUR := amd64
+DEBIAN_KERNEL := $(BUILD)/kernel-debian-$(DEBIAN_FLAVOUR)
+kernel-debian: deps
+	@mkdir -p $(BUILD)
+	@dir=$$(guest/debian-kernel --flavour $(DEBIAN_FLAVOUR) --headers) && \
+		ln -sfn "$$dir" $(DEBIAN_KERNEL)
+	@$(MAKE) -s mdload-module KOBJ=$(DEBIAN_KERNEL)/kbuild MDLOAD=$(DEBIAN_KERNEL)/mdload
 
 # Every benchmark, in the guest on both kernels, and one table (bench/run,
 # docs/benchmarks.md); COLD=1 also times a build with nothing cached.
