@@ -46,6 +46,7 @@ error_t parse_subcommand(int key, char *arg, struct argp_state *state);
 void options_parse(const struct argp *argp, int argc, char **argv,
 		   struct mdstat_options *o);
 bool cpu_shown(const struct mdstat_options *o, int cpu);
+void *cpus_alloc(const struct mdstat_options *o, size_t size);
 
 /* Where each measurement comes from on this kernel (sources.c). */
 enum mdstat_source {

@@ -201,14 +201,10 @@ int cmd_export(int argc, char **argv)
 	if (!o.interval_given)
 		o.interval = DEFAULT_INTERVAL;
 	dir = o.textfile_dir ? o.textfile_dir : DEFAULT_TEXTFILE_DIR;
+	err = EXIT_RUNTIME;
 	x = calloc(1, sizeof(*x));
-	if (x)
-		x->counters = calloc(o.nr_cpus, sizeof(*x->counters));
-	if (!x || !x->counters) {
-		fprintf(stderr, "mdstat: out of memory for %d CPUs\n", o.nr_cpus);
-		err = EXIT_RUNTIME;
+	if (!x || !(x->counters = cpus_alloc(&o, sizeof(*x->counters))))
 		goto out;
-	}
 	if ((size_t)snprintf(x->path, sizeof(x->path), "%s/" METRICS_FILE, dir) >= sizeof(x->path) ||
 	    (size_t)snprintf(x->tmp, sizeof(x->tmp), "%s/." METRICS_FILE ".XXXXXX", dir) >= sizeof(x->tmp)) {
 		fprintf(stderr, "mdstat: textfile folder name too long: %s\n", dir);

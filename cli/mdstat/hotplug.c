@@ -278,14 +278,10 @@ int cmd_hotplug(int argc, char **argv)
 	int err;
 
 	options_parse(&hotplug_argp, argc, argv, &o);
+	err = EXIT_RUNTIME;
 	h = calloc(1, sizeof(*h));
-	if (h)
-		h->cpus = calloc(o.nr_cpus, sizeof(*h->cpus));
-	if (!h || !h->cpus) {
-		fprintf(stderr, "mdstat: out of memory for %d CPUs\n", o.nr_cpus);
-		err = EXIT_RUNTIME;
+	if (!h || !(h->cpus = cpus_alloc(&o, sizeof(*h->cpus))))
 		goto out;
-	}
 	err = session_open(&s, &o);
 	if (err)
 		goto out;

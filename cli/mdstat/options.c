@@ -157,17 +157,25 @@ void options_parse(const struct argp *argp, int argc, char **argv,
 			strerror(-o->nr_cpus));
 		exit(EXIT_RUNTIME);
 	}
-	o->cpus = calloc(o->nr_cpus, sizeof(*o->cpus));
-	if (!o->cpus) {
-		fprintf(stderr, "mdstat: out of memory for %d CPUs\n", o->nr_cpus);
+	o->cpus = cpus_alloc(o, sizeof(*o->cpus));
+	if (!o->cpus)
 		exit(EXIT_RUNTIME);
-	}
 	argp_parse(argp, argc, argv, 0, NULL, o);
 }
 
 bool cpu_shown(const struct mdstat_options *o, int cpu)
 {
 	return cpu < o->nr_cpus && (!o->cpus_given || o->cpus[cpu]);
+}
+
+/* An array of size-byte elements, zeroed, one per possible CPU; or NULL, said. */
+void *cpus_alloc(const struct mdstat_options *o, size_t size)
+{
+	void *array = calloc(o->nr_cpus, size);
+
+	if (!array)
+		fprintf(stderr, "mdstat: out of memory for %d CPUs\n", o->nr_cpus);
+	return array;
 }
 
 const struct argp_child common_children[] = {

@@ -340,17 +340,12 @@ int cmd_top(int argc, char **argv)
 	int err, cpu;
 
 	options_parse(&top_argp, argc, argv, &o);
+	err = EXIT_RUNTIME;
 	t = calloc(1, sizeof(*t));
-	if (t) {
-		t->cur = calloc(o.nr_cpus, sizeof(*t->cur));
-		t->prev = calloc(o.nr_cpus, sizeof(*t->prev));
-		t->kernel_first = calloc(o.nr_cpus, sizeof(*t->kernel_first));
-	}
-	if (!t || !t->cur || !t->prev || !t->kernel_first) {
-		fprintf(stderr, "mdstat: out of memory for %d CPUs\n", o.nr_cpus);
-		err = EXIT_RUNTIME;
+	if (!t || !(t->cur = cpus_alloc(&o, sizeof(*t->cur))) ||
+	    !(t->prev = cpus_alloc(&o, sizeof(*t->prev))) ||
+	    !(t->kernel_first = cpus_alloc(&o, sizeof(*t->kernel_first))))
 		goto out;
-	}
 	err = session_open(&s, &o);
 	if (err)
 		goto out;

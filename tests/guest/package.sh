@@ -5,11 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 tap_plan 11
 
-deb=$(ls "$top"/build/deb/mdstat_*_amd64.deb 2>/dev/null | head -n 1)
-if [ -z "$deb" ]; then
-	tap_fail "make deb built the package"
-	exit 1
-fi
+built_deb || exit 1
 root=$(mktemp -d)
 work=$(mktemp -d)
 dpkg -x "$deb" "$root"

@@ -4,11 +4,7 @@
 . "$(dirname "$0")/../lib.sh"
 tap_plan 4
 
-deb=$(ls "$top"/build/deb/mdstat_*_amd64.deb 2>/dev/null | head -n 1)
-if [ -z "$deb" ]; then
-	tap_fail "make deb built build/deb/mdstat_*_amd64.deb"
-	exit 1
-fi
+built_deb || exit 1
 out=$(lintian --fail-on error,warning "$deb" 2>&1)
 status=$?
 tap_equal "lintian: no error, no warning" 0 "$status"
