@@ -11,17 +11,26 @@ work=$(mktemp -d)
 record footprint_possible_cpus "$cpus"
 record footprint_online_cpus "$(cat /sys/devices/system/cpu/online)"
 
+# maps PID: "NAME BYTES" for each BPF map PID holds a descriptor of, as
+# its fdinfo and bpftool tell (bytes_memlock).
+maps() {
+	local id
+	for id in $(awk '/^map_id:/ { print $2 }' /proc/"$1"/fdinfo/* 2>/dev/null | sort -un); do
+		bpftool map show id "$id" -j | jq -r '"\(.name) \(.bytes_memlock)"'
+	done
+}
+
 # measure NAME MDSTAT-ARGS...: mdstat runs 30 intervals of 0.1 s; its
-# memory is read while it runs, its maps before it ends.
+# memory and its maps are read as the 20th ends.
 measure() {
-	local name=$1 pid status maps
+	local name=$1 pid status
 	shift
 	"$mdstat" "$@" -v -n 30 -i 0.1 >"$work/out" 2>"$work/err" &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		if grep -q 'interval 20:' "$work/err"; then
 			cp "/proc/$pid/status" "$work/status" 2>/dev/null
-			bpftool map show -j >"$work/maps" 2>/dev/null
+			maps "$pid" >"$work/maps"
 			break
 		fi
 		sleep 0.05
@@ -31,11 +40,9 @@ measure() {
 	[ "$status" = 0 ] || { echo "footprint: mdstat $* exited $status: $(tail -n 2 "$work/err")" >&2; return 1; }
 	record "${name}_vmrss_kb" "$(awk '/^VmRSS:/ { print $2 }' "$work/status")"
 	record "${name}_vmhwm_kb" "$(awk '/^VmHWM:/ { print $2 }' "$work/status")"
-	# The maps that process holds, by name, and in all.
-	maps=$(jq -c --argjson pid "$pid" '[.[] | select(any(.pids[]?; .pid == $pid))]' "$work/maps")
-	record "${name}_bpf_maps_kb" "$(jq '[.[].bytes_memlock] | add / 1024 | floor' <<<"$maps")"
-	record "${name}_cpus_map_kb" "$(jq '[.[] | select(.name == "cpus") | .bytes_memlock] | add / 1024 | floor' <<<"$maps")"
-	record "${name}_hists_map_kb" "$(jq '[.[] | select(.name == "hists") | .bytes_memlock] | add / 1024 | floor' <<<"$maps")"
+	record "${name}_bpf_maps_kb" "$(awk '{ n += $2 } END { printf "%d\n", n / 1024 }' "$work/maps")"
+	record "${name}_cpus_map_kb" "$(awk '$1 == "cpus" { printf "%d\n", $2 / 1024 }' "$work/maps")"
+	record "${name}_hists_map_kb" "$(awk '$1 == "hists" { printf "%d\n", $2 / 1024 }' "$work/maps")"
 	# From the 6th interval on: the first ones page things in.
 	sed -n 's/.*interval \([0-9]*\): \([0-9.]*\) ms.*/\1 \2/p' "$work/err" |
 		awk '$1 > 5 { print $2 }' >"$work/times"
