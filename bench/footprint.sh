@@ -40,6 +40,7 @@ measure() {
 	[ "$status" = 0 ] || { echo "footprint: mdstat $* exited $status: $(tail -n 2 "$work/err")" >&2; return 1; }
 	record "${name}_vmrss_kb" "$(awk '/^VmRSS:/ { print $2 }' "$work/status")"
 	record "${name}_vmhwm_kb" "$(awk '/^VmHWM:/ { print $2 }' "$work/status")"
+	echo "footprint: $name's maps, bytes:" $(cat "$work/maps")
 	record "${name}_bpf_maps_kb" "$(awk '{ n += $2 } END { printf "%d\n", n / 1024 }' "$work/maps")"
 	record "${name}_cpus_map_kb" "$(awk '$1 == "cpus" { printf "%d\n", $2 / 1024 }' "$work/maps")"
 	record "${name}_hists_map_kb" "$(awk '$1 == "hists" { printf "%d\n", $2 / 1024 }' "$work/maps")"
