@@ -264,7 +264,7 @@ static bool command_done(struct session *s)
 int session_run(struct session *s)
 {
 	const struct mdstat_options *o = s->opts;
-	__u64 interval_ns = o->interval * 1e9, next, took;
+	__u64 interval_ns = o->interval * 1e9, next, began;
 	struct sigaction sa = { .sa_handler = on_signal };
 	bool has_command = o->command;
 	long n = 0;
@@ -302,13 +302,13 @@ int session_run(struct session *s)
 			continue;
 		next += interval_ns;
 		n++;
-		took = now_ns();
+		began = now_ns();
 		if (s->on_interval && s->on_interval(s, n))
 			break;
 		/* What reading and showing the numbers costs, as it grows with the CPUs. */
 		if (o->verbose && s->on_interval)
 			fprintf(stderr, "mdstat: interval %ld: %.3f ms to read and show %d CPUs\n",
-				n, (now_ns() - took) / 1e6, o->nr_cpus);
+				n, (now_ns() - began) / 1e6, o->nr_cpus);
 		if (o->count && n >= o->count)
 			break;
 	}
