@@ -20,21 +20,28 @@ maps() {
 	done
 }
 
-# measure NAME MDSTAT-ARGS...: mdstat runs 30 intervals of 0.1 s; its
-# memory and its maps are read as the 20th ends.
+# wait_interval N: until mdstat -v said its Nth interval ended (60 s at most).
+wait_interval() {
+	local _
+	for _ in $(seq 1200); do
+		grep -q "interval $1:" "$work/err" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# measure NAME MDSTAT-ARGS...: mdstat runs intervals of 0.1 s; its memory
+# and its maps are read as the 20th ends, and it is stopped after the 30th.
 measure() {
 	local name=$1 pid status
 	shift
-	"$mdstat" "$@" -v -n 30 -i 0.1 >"$work/out" 2>"$work/err" &
+	"$mdstat" "$@" -v -i 0.1 >"$work/out" 2>"$work/err" &
 	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		if grep -q 'interval 20:' "$work/err"; then
-			cp "/proc/$pid/status" "$work/status" 2>/dev/null
-			maps "$pid" >"$work/maps"
-			break
-		fi
-		sleep 0.05
-	done
+	wait_interval 20
+	cp "/proc/$pid/status" "$work/status"
+	maps "$pid" >"$work/maps"
+	wait_interval 30
+	kill -TERM "$pid"
 	wait "$pid"
 	status=$?
 	[ "$status" = 0 ] || { echo "footprint: mdstat $* exited $status: $(tail -n 2 "$work/err")" >&2; return 1; }
@@ -46,7 +53,7 @@ measure() {
 	record "${name}_hists_map_kb" "$(awk '$1 == "hists" { printf "%d\n", $2 / 1024 }' "$work/maps")"
 	# From the 6th interval on: the first ones page things in.
 	sed -n 's/.*interval \([0-9]*\): \([0-9.]*\) ms.*/\1 \2/p' "$work/err" |
-		awk '$1 > 5 { print $2 }' >"$work/times"
+		awk '$1 > 5 && $1 <= 30 { print $2 }' >"$work/times"
 	record "${name}_interval_ms_median" "$(quantile 0.5 "$work/times")"
 	record "${name}_interval_ms_max" "$(quantile 1 "$work/times")"
 }
