@@ -13,7 +13,9 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-missing-field-initializers -Werror
 PACKAGES := linux-source-6.1 gcc make patch perl flex bison bc libelf-dev \
 	libssl-dev dwarves ccache clang llvm libbpf-dev bpftool bpftrace \
 	busybox-static cpio zstd xz-utils kmod util-linux \
-	rt-tests stress-ng trace-cmd jq python3 linux-perf spin
+	rt-tests stress-ng trace-cmd jq python3 linux-perf spin \
+	debhelper dpkg-dev fakeroot lintian man-db prometheus \
+	prometheus-node-exporter curl iproute2
 
 # QEMU comes from bookworm-backports: 7.2 in bookworm can run a stale
 # translation of kernel text another vCPU just patched (fixed in 8.1 by
@@ -23,7 +25,7 @@ BACKPORTS_PACKAGES := qemu-system-x86
 BACKPORTS_SOURCES := /etc/apt/sources.list.d/bookworm-backports.sources
 QEMU_MIN_MAJOR := 8
 
-.PHONY: all deps kernel mdstat bench bench-tools kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
+.PHONY: all deps kernel kernel-debian mdstat install install-files deb bench bench-tools kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
 
 all: kernel mdload mdstat
 
@@ -72,21 +74,75 @@ vmlinux.h: kernel
 $(BUILD)/vmlinux.h: $(BUILD)/vmlinux
 	bpftool btf dump file $< format c >$@.tmp && mv $@.tmp $@
 
-# mdstat: bpf/ programs, their skeleton, and the cli/mdstat/ command.
+# mdstat: bpf/ programs, their skeleton, and the cli/mdstat/ command.  The
+# programs compile against our kernel's BTF as a header, or against the
+# VMLINUX_H given (the Debian package's build: debian/rules).  CPPFLAGS,
+# CFLAGS and LDFLAGS are the packager's (dpkg-buildflags).
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror
 MDSTAT_SOURCES := $(wildcard cli/mdstat/*.c)
+VMLINUX_H := $(BUILD)/vmlinux.h
 
 mdstat: kernel
 	@$(MAKE) -s $(BUILD)/mdstat
 
-$(BUILD)/mdstat.bpf.o: bpf/mdstat.bpf.c bpf/mdstat.h $(BUILD)/vmlinux.h
-	clang $(BPF_CFLAGS) -I$(BUILD) -Ibpf -c $< -o $@
+$(BUILD)/mdstat.bpf.o: bpf/mdstat.bpf.c bpf/mdstat.h $(VMLINUX_H)
+	@mkdir -p $(BUILD)
+	clang $(BPF_CFLAGS) -I$(dir $(VMLINUX_H)) -Ibpf -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	bpftool gen skeleton $< name $*_bpf >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/mdstat: $(MDSTAT_SOURCES) cli/mdstat/cli.h bpf/mdstat.h $(BUILD)/mdstat.skel.h
-	$(CC) $(USER_CFLAGS) -I$(BUILD) -Ibpf -o $@ $(MDSTAT_SOURCES) -lbpf -lelf -lz
+	$(CC) $(USER_CFLAGS) $(CPPFLAGS) $(CFLAGS) -I$(BUILD) -Ibpf -o $@ $(MDSTAT_SOURCES) \
+		$(LDFLAGS) -lbpf -lelf -lz
+
+# make install: mdstat, the man pages, the md-* scripts as commands (they
+# live with mdtrace.py, which they import from where they really are) and
+# the one-liners.  install-files copies what is built, without building the
+# kernel first (debian/rules).
+PREFIX := /usr/local
+SBINDIR = $(PREFIX)/sbin
+MDSTAT_LIBDIR = $(PREFIX)/lib/mdstat
+MAN8DIR = $(PREFIX)/share/man/man8
+DOCDIR = $(PREFIX)/share/doc/mdstat
+SCRIPTS := md-hotplug-latency md-affinity-latency md-stacking-report
+
+install: mdstat
+	@$(MAKE) -s install-files
+
+install-files:
+	install -D -m 0755 $(BUILD)/mdstat $(DESTDIR)$(SBINDIR)/mdstat
+	install -D -m 0644 cli/mdstat/mdstat.8 $(DESTDIR)$(MAN8DIR)/mdstat.8
+	install -m 0644 scripts/md-scripts.8 $(DESTDIR)$(MAN8DIR)/md-hotplug-latency.8
+	install -d $(DESTDIR)$(MDSTAT_LIBDIR)
+	install -m 0755 $(addprefix scripts/,$(SCRIPTS)) $(DESTDIR)$(MDSTAT_LIBDIR)/
+	install -m 0644 scripts/mdtrace.py $(DESTDIR)$(MDSTAT_LIBDIR)/
+	for script in $(SCRIPTS); do \
+		ln -sfn $$(realpath -m --relative-to=$(SBINDIR) $(MDSTAT_LIBDIR))/$$script \
+			$(DESTDIR)$(SBINDIR)/$$script || exit 1; \
+	done
+	ln -sfn md-hotplug-latency.8 $(DESTDIR)$(MAN8DIR)/md-affinity-latency.8
+	ln -sfn md-hotplug-latency.8 $(DESTDIR)$(MAN8DIR)/md-stacking-report.8
+	install -D -m 0644 docs/one-liners.md $(DESTDIR)$(DOCDIR)/one-liners.md
+
+# make deb: the Debian package, built by dpkg-buildpackage from a copy of the
+# sources that carries our kernel's BTF header, into build/deb/; lintian
+# must find no error in it.
+DEB_DIR := $(BUILD)/deb
+DEB_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version)
+DEB_STAGE = $(DEB_DIR)/mdstat-$(DEB_VERSION)
+
+deb: mdstat
+	@rm -rf $(DEB_DIR)
+	@mkdir -p $(DEB_STAGE)
+	@cp -r Makefile bpf cli scripts docs debian $(DEB_STAGE)/
+	@cp $(BUILD)/vmlinux.h $(DEB_STAGE)/
+	@cd $(DEB_STAGE) && dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
+		{ tail -n 30 $(DEB_DIR)/build.log >&2; \
+		  echo "deb: dpkg-buildpackage failed (log: $(DEB_DIR)/build.log)" >&2; exit 1; }
+	@lintian --fail-on error --info $(DEB_DIR)/mdstat_$(DEB_VERSION)_amd64.changes \
+		>$(DEB_DIR)/lintian.log; status=$$?; cat $(DEB_DIR)/lintian.log; exit $$status
+	@echo "deb: $(DEB_DIR)/mdstat_$(DEB_VERSION)_amd64.deb"
 
 # The test module, built out of tree against a kernel's objects (KOBJ) into
 # MDLOAD, outside the checkout; and its user-space helpers.
@@ -132,13 +188,27 @@ DEBUG_KERNEL := $(BUILD)/kernel-mdstat-debug
 # every clone, whose mdload sources may differ.
 STOCK_MDLOAD := $(BUILD)/mdload-stock
 DEBUG_MDLOAD := $(BUILD)/mdload-debug
-check: kernel mdload mdstat bench-tools kernel-stock kernel-debug
+DEBIAN_MDLOAD := $(BUILD)/mdload-debian
+check: kernel mdload mdstat bench-tools deb kernel-stock kernel-debug kernel-debian
 	@$(MAKE) -s mdload-module KOBJ=$(STOCK_KERNEL)/obj MDLOAD=$(STOCK_MDLOAD)
 	@$(MAKE) -s mdload-module KOBJ=$(DEBUG_KERNEL)/obj MDLOAD=$(DEBUG_MDLOAD)
 	@MDSTAT_STOCK_BZIMAGE=$(STOCK_KERNEL)/obj/arch/x86/boot/bzImage \
 		MDSTAT_STOCK_MDLOAD_KO=$(abspath $(STOCK_MDLOAD))/mdload.ko \
 		MDSTAT_DEBUG_BZIMAGE=$(DEBUG_KERNEL)/obj/arch/x86/boot/bzImage \
-		MDSTAT_DEBUG_MDLOAD_KO=$(abspath $(DEBUG_MDLOAD))/mdload.ko tests/check
+		MDSTAT_DEBUG_MDLOAD_KO=$(abspath $(DEBUG_MDLOAD))/mdload.ko \
+		MDSTAT_DEBIAN_KERNEL=$(abspath $(DEBIAN_KERNEL)) \
+		MDSTAT_DEBIAN_MDLOAD_KO=$(abspath $(DEBIAN_MDLOAD))/mdload.ko tests/check
+
+# Debian's own kernel of a flavour (amd64, rt-amd64), unpacked with its
+# headers outside the checkout (guest/debian-kernel), and mdload for it:
+# NR_CPUS=8192 where ours has 8.
+DEBIAN_FLAVOUR := amd64
+DEBIAN_KERNEL := $(BUILD)/kernel-debian-$(DEBIAN_FLAVOUR)
+kernel-debian: deps
+	@mkdir -p $(BUILD)
+	@dir=$$(guest/debian-kernel --flavour $(DEBIAN_FLAVOUR) --headers) && \
+		ln -sfn "$$dir" $(DEBIAN_KERNEL)
+	@$(MAKE) -s mdload-module KOBJ=$(DEBIAN_KERNEL)/kbuild MDLOAD=$(DEBIAN_MDLOAD)
 
 # Every benchmark, in the guest on both kernels, and one table (bench/run,
 # docs/benchmarks.md); COLD=1 also times a build with nothing cached.

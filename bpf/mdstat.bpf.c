@@ -28,22 +28,27 @@ const volatile bool emit_events;	/* trace, hotplug: send records */
 const volatile __u32 event_mask = ~0U;	/* which mdstat_event_type to send */
 const volatile bool hist_per_cpu;
 const volatile pid_t targ_tgid;
-const volatile bool filter_cpus;
-const volatile __u8 cpu_allowed[MDSTAT_MAX_CPUS];
+const volatile bool filter_cpus;	/* -C: only the CPUs marked allowed */
 const volatile __u32 nr_cpus = 1;
 /* What stop_one_cpu_nowait_exit reports: it serves two sources. */
 const volatile bool fallback_push;
 const volatile bool fallback_balance_push;
 
 /* Read by mdstat through the mmap()ed .bss. */
-struct mdstat_counters counters[MDSTAT_MAX_CPUS];
-struct mdstat_rq rqs[MDSTAT_MAX_CPUS];
 __u64 lost_events;	/* the ring buffer was full */
 __u64 lost_tasks;	/* a task table was full */
 
-/* push_cpu_stop() on a stock kernel, per CPU while the stopper runs it. */
-struct mdstat_push_task push_stops[MDSTAT_MAX_CPUS];
-__u64 offline_since[MDSTAT_MAX_CPUS];
+/*
+ * Per CPU, indexed by CPU number: mdstat sizes it to the possible CPUs
+ * before loading, and reads it through mmap().
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mdstat_cpu);
+} cpus SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -61,7 +66,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MDSTAT_NR_HISTS * (MDSTAT_MAX_CPUS + 1));
+	__uint(max_entries, MDSTAT_NR_HISTS);	/* mdstat hist -P: per CPU too */
 	__type(key, struct mdstat_hist_key);
 	__type(value, struct mdstat_hist);
 } hists SEC(".maps");
@@ -118,27 +123,19 @@ extern struct rq runqueues __ksym;
 extern const void push_cpu_stop __ksym __weak;
 extern const void __balance_push_cpu_stop __ksym __weak;
 
-/*
- * The element of a per-CPU array for cpu, or NULL.  The compiler may drop
- * the check where it knows the bound, or test a copy of the register; the
- * mask, in asm, is the bound the verifier sees on the index itself.
- */
-#define cpu_elem(array, cpu) ({					\
-	__u64 __i = (__s64)(cpu);					\
-	typeof(&(array)[0]) __elem = NULL;				\
-	if (__i < MDSTAT_MAX_CPUS) {					\
-		asm volatile("%[i] &= %[mask]" : [i] "+r"(__i)		\
-			     : [mask] "i"(MDSTAT_MAX_CPUS - 1));		\
-		__elem = &(array)[__i];					\
-	}								\
-	__elem;								\
-})
+/* What mdstat keeps for cpu, or NULL for a CPU beyond the possible ones. */
+static __always_inline struct mdstat_cpu *cpu_state(__s32 cpu)
+{
+	__u32 key = cpu;
+
+	return bpf_map_lookup_elem(&cpus, &key);
+}
 
 static __always_inline bool cpu_wanted(__s32 cpu)
 {
-	const volatile __u8 *allowed = cpu_elem(cpu_allowed, cpu);
+	struct mdstat_cpu *c = cpu_state(cpu);
 
-	return allowed && (!filter_cpus || *allowed);
+	return c && (!filter_cpus || c->allowed);
 }
 
 /*
@@ -152,10 +149,10 @@ static __always_inline bool task_wanted(struct task_struct *p)
 
 static __always_inline void count(__s32 cpu, __u64 counter, __s64 delta)
 {
-	struct mdstat_counters *c = cpu_elem(counters, cpu);
+	struct mdstat_cpu *c = cpu_state(cpu);
 
 	if (c && counter < MDSTAT_NR_COUNTERS)
-		__sync_fetch_and_add(&c->c[counter], delta);
+		__sync_fetch_and_add(&c->counters.c[counter], delta);
 }
 
 static __always_inline __u64 log2_ns(__u64 v)
@@ -259,7 +256,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	__s32 cpu = bpf_get_smp_processor_id();
 	struct mdstat_stacked *s, task = {};
 	struct mdstat_waiter *w, wnew = {};
-	struct mdstat_counters *c;
+	struct mdstat_cpu *c;
 	struct mdstat_event *e;
 	__s32 pid = next->pid;
 	__u64 wait;
@@ -293,14 +290,15 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	}
 
 	/* A stacked task runs again only here: no lookup while none is. */
-	c = cpu_elem(counters, cpu);
-	if (!c || !c->c[MDSTAT_CNT_STACKED_NOW])
+	c = cpu_state(cpu);
+	if (!c || !c->counters.c[MDSTAT_CNT_STACKED_NOW])
 		return 0;
 	s = bpf_map_lookup_elem(&stacked, &pid);
 	if (!s)
 		return 0;
 	wait = bpf_ktime_get_ns() - s->since;
 	count(s->cpu, MDSTAT_CNT_STACKED_NOW, -1);
+	count(s->cpu, MDSTAT_CNT_STACKED_WAIT_NS, wait);
 	hist_add(MDSTAT_HIST_STACKED, s->cpu, wait);
 	w = bpf_map_lookup_elem(&waiters, &pid);
 	if (!w) {
@@ -400,14 +398,14 @@ static void balance_push(struct task_struct *p, __s32 cpu)
 /* The hotplug thread of cpu waits for the pinned tasks there to leave. */
 static void hotplug_wait_begin(__s32 cpu, __u32 nr_running, __u32 nr_pinned)
 {
-	struct mdstat_counters *c = cpu_elem(counters, cpu);
+	struct mdstat_cpu *c = cpu_state(cpu);
 	struct mdstat_event *e;
 
 	if (!c)
 		return;
-	c->hotplug_wait_since = bpf_ktime_get_ns();
-	c->hotplug_wait_pinned = nr_pinned;
-	c->hotplug_waiter = bpf_get_current_pid_tgid();
+	c->counters.hotplug_wait_since = bpf_ktime_get_ns();
+	c->counters.hotplug_wait_pinned = nr_pinned;
+	c->counters.hotplug_waiter = bpf_get_current_pid_tgid();
 	if (!cpu_wanted(cpu))
 		return;
 	e = event_reserve(MDSTAT_EV_HOTPLUG_WAIT_BEGIN, cpu);
@@ -421,17 +419,18 @@ static void hotplug_wait_begin(__s32 cpu, __u32 nr_running, __u32 nr_pinned)
 
 static void hotplug_wait_end(__s32 cpu, __u64 wait_ns)
 {
-	struct mdstat_counters *c = cpu_elem(counters, cpu);
+	struct mdstat_cpu *c = cpu_state(cpu);
 	struct mdstat_event *e;
 
 	if (!c)
 		return;
-	c->hotplug_wait_since = 0;
-	c->hotplug_waiter = 0;
-	c->culprit = 0;
+	c->counters.hotplug_wait_since = 0;
+	c->counters.hotplug_waiter = 0;
+	c->counters.culprit = 0;
 	if (!cpu_wanted(cpu))
 		return;
 	count(cpu, MDSTAT_CNT_HOTPLUG_WAIT, 1);
+	count(cpu, MDSTAT_CNT_HOTPLUG_WAIT_NS, wait_ns);
 	hist_add(MDSTAT_HIST_HOTPLUG, cpu, wait_ns);
 	e = event_reserve(MDSTAT_EV_HOTPLUG_WAIT_END, cpu);
 	if (e) {
@@ -468,6 +467,7 @@ static void affinity_waited(__s32 pid, __s32 cpu, __u64 wait_ns)
 	struct mdstat_event *e;
 
 	count(cpu, MDSTAT_CNT_AFFINITY_WAIT, 1);
+	count(cpu, MDSTAT_CNT_AFFINITY_WAIT_NS, wait_ns);
 	hist_add(MDSTAT_HIST_AFFINITY, cpu, wait_ns);
 	e = event_reserve(MDSTAT_EV_AFFINITY_WAIT_END, cpu);
 	if (e) {
@@ -560,11 +560,12 @@ int BPF_PROG(stop_one_cpu_nowait_exit, unsigned int cpu, void *fn, void *arg,
 SEC("fentry/push_cpu_stop")
 int BPF_PROG(push_cpu_stop_entry, struct task_struct *p)
 {
+	struct mdstat_cpu *c = cpu_state(bpf_get_smp_processor_id());
 	struct mdstat_push_task *stop;
 
-	stop = cpu_elem(push_stops, bpf_get_smp_processor_id());
-	if (!stop)
+	if (!c)
 		return 0;
+	stop = &c->push_stop;
 	stop->pid = BPF_CORE_READ(p, pid);
 	stop->tgid = BPF_CORE_READ(p, tgid);
 	stop->prio = BPF_CORE_READ(p, prio);
@@ -577,11 +578,10 @@ int BPF_PROG(push_cpu_stop_entry, struct task_struct *p)
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(push_migrate_task, struct task_struct *p, int dest_cpu)
 {
-	struct mdstat_push_task *stop;
+	struct mdstat_cpu *c = cpu_state(bpf_get_smp_processor_id());
 
-	stop = cpu_elem(push_stops, bpf_get_smp_processor_id());
-	if (stop && stop->pid && stop->pid == p->pid)
-		stop->dest_cpu = dest_cpu;
+	if (c && c->push_stop.pid && c->push_stop.pid == p->pid)
+		c->push_stop.dest_cpu = dest_cpu;
 	return 0;
 }
 
@@ -589,14 +589,13 @@ SEC("fexit/push_cpu_stop")
 int BPF_PROG(push_cpu_stop_exit, struct task_struct *p, int ret)
 {
 	__s32 cpu = bpf_get_smp_processor_id();
-	struct mdstat_push_task *stop;
+	struct mdstat_cpu *c = cpu_state(cpu);
 
-	stop = cpu_elem(push_stops, cpu);
-	if (!stop)
+	if (!c)
 		return 0;
-	push_done(stop, cpu, stop->dest_cpu >= 0 ? MDSTAT_PUSH_MOVED :
-						   MDSTAT_PUSH_NOT_MOVED);
-	stop->pid = 0;
+	push_done(&c->push_stop, cpu, c->push_stop.dest_cpu >= 0 ?
+		  MDSTAT_PUSH_MOVED : MDSTAT_PUSH_NOT_MOVED);
+	c->push_stop.pid = 0;
 	return 0;
 }
 
@@ -615,22 +614,24 @@ int BPF_PROG(sched_cpu_wait_empty_entry, unsigned int cpu)
 SEC("fexit/sched_cpu_wait_empty")
 int BPF_PROG(sched_cpu_wait_empty_exit, unsigned int cpu)
 {
-	struct mdstat_counters *c = cpu_elem(counters, cpu);
+	struct mdstat_cpu *c = cpu_state(cpu);
 
-	if (c && c->hotplug_wait_since)
-		hotplug_wait_end(cpu, bpf_ktime_get_ns() - c->hotplug_wait_since);
+	if (c && c->counters.hotplug_wait_since)
+		hotplug_wait_end(cpu, bpf_ktime_get_ns() - c->counters.hotplug_wait_since);
 	return 0;
 }
 
-/* Whether p's new affinity (already set as this runs) still has cpu. */
+/*
+ * Whether p's new affinity (already set as this runs) still has cpu: the
+ * one word of the mask that holds its bit (cpu < nr_cpu_ids <= NR_CPUS).
+ */
 static bool cpus_mask_has(struct task_struct *p, __u32 cpu)
 {
-	__u64 bits[MDSTAT_MAX_CPUS / 64] = {};
+	const void *word = (const void *)&p->cpus_mask + cpu / 64 * sizeof(__u64);
+	__u64 bits = 0;
 
-	/* Up to MDSTAT_MAX_CPUS bits; a smaller mask reads what follows it. */
-	bpf_probe_read_kernel(bits, sizeof(bits), &p->cpus_mask);
-	cpu &= MDSTAT_MAX_CPUS - 1;
-	return (bits[cpu / 64] >> (cpu % 64)) & 1;
+	bpf_probe_read_kernel(&bits, sizeof(bits), word);
+	return (bits >> (cpu % 64)) & 1;
 }
 
 /*
@@ -667,12 +668,12 @@ SEC("fentry/cpu_device_down")
 int BPF_PROG(cpu_device_down_entry, struct device *dev)
 {
 	__s32 cpu = dev->id;
+	struct mdstat_cpu *c = cpu_state(cpu);
 	struct mdstat_event *e;
-	__u64 *since = cpu_elem(offline_since, cpu);
 
-	if (!since || !cpu_wanted(cpu))
+	if (!c || !cpu_wanted(cpu))
 		return 0;
-	*since = bpf_ktime_get_ns();
+	c->offline_since = bpf_ktime_get_ns();
 	e = event_reserve(MDSTAT_EV_OFFLINE_BEGIN, cpu);
 	if (e) {
 		event_task(e, bpf_get_current_task_btf());
@@ -685,19 +686,19 @@ SEC("fexit/cpu_device_down")
 int BPF_PROG(cpu_device_down_exit, struct device *dev, int ret)
 {
 	__s32 cpu = dev->id;
+	struct mdstat_cpu *c = cpu_state(cpu);
 	struct mdstat_event *e;
-	__u64 *since = cpu_elem(offline_since, cpu);
 
-	if (!since || !*since || !cpu_wanted(cpu))
+	if (!c || !c->offline_since || !cpu_wanted(cpu))
 		return 0;
 	e = event_reserve(MDSTAT_EV_OFFLINE_END, cpu);
 	if (e) {
 		event_task(e, bpf_get_current_task_btf());
-		e->duration_ns = e->ts - *since;
+		e->duration_ns = e->ts - c->offline_since;
 		e->arg = ret;
 		bpf_ringbuf_submit(e, 0);
 	}
-	*since = 0;
+	c->offline_since = 0;
 	return 0;
 }
 
@@ -710,13 +711,12 @@ int BPF_PROG(section_begin, struct task_struct *p, int cpu,
 	     unsigned int nr_pinned, unsigned long caller)
 {
 	struct section s = { .caller = caller };
-	struct mdstat_counters *c;
+	struct mdstat_cpu *c = cpu_state(cpu);
 	__s32 pid = p->pid;
 
 	/* A culprit pinned again before it switched out: a culprit anew. */
-	c = cpu_elem(counters, cpu);
-	if (c && c->culprit == pid)
-		c->culprit = 0;
+	if (c && c->counters.culprit == pid)
+		c->counters.culprit = 0;
 	if (!task_wanted(p))
 		return 0;
 	s.since = bpf_ktime_get_ns();
@@ -730,15 +730,17 @@ int BPF_PROG(section_end, struct task_struct *p, int cpu,
 	     unsigned int nr_pinned, unsigned long caller)
 {
 	struct mdstat_counters *c;
+	struct mdstat_cpu *state;
 	__s32 pid = p->pid;
 	struct mdstat_event *e;
 	struct section *s;
 	__u64 since, now;
 
 	s = bpf_map_lookup_elem(&sections, &pid);
-	c = cpu_elem(counters, cpu);
-	if (!c)
+	state = cpu_state(cpu);
+	if (!state)
 		goto out;
+	c = &state->counters;
 	since = c->hotplug_wait_since;
 	if (!since || pid == c->hotplug_waiter || !cpu_wanted(cpu) ||
 	    !task_wanted(p))
@@ -779,17 +781,17 @@ out:
  */
 static void culprit_left(struct task_struct *p, __s32 cpu)
 {
-	struct mdstat_counters *c = cpu_elem(counters, cpu);
+	struct mdstat_cpu *c = cpu_state(cpu);
 	struct mdstat_event *e;
 
-	if (!c || !c->culprit || p->pid != c->culprit)
+	if (!c || !c->counters.culprit || p->pid != c->counters.culprit)
 		return;
-	c->culprit = 0;
+	c->counters.culprit = 0;
 	e = event_reserve(MDSTAT_EV_CULPRIT_LEFT, cpu);
 	if (!e)
 		return;
 	event_task(e, p);
-	e->duration_ns = e->ts - c->culprit_enabled;
+	e->duration_ns = e->ts - c->counters.culprit_enabled;
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -816,13 +818,14 @@ int BPF_PROG(culprit_migrate, struct task_struct *p, int dest_cpu)
  */
 static long snapshot_cpu(__u32 cpu, void *unused)
 {
-	struct mdstat_rq *out;
+	struct mdstat_cpu *c = cpu_state(cpu);
 	struct task_struct *curr;
+	struct mdstat_rq *out;
 	struct rq *rq;
 
-	out = cpu_elem(rqs, cpu);
-	if (!out)
+	if (!c)
 		return 1;
+	out = &c->rq;
 	rq = bpf_per_cpu_ptr(&runqueues, cpu);
 	if (!rq)
 		return 0;

@@ -7,7 +7,6 @@
 #define MDSTAT_H
 
 #define MDSTAT_COMM_LEN		16
-#define MDSTAT_MAX_CPUS		256	/* a power of two: a mask bounds the index */
 #define MDSTAT_HIST_SLOTS	32	/* log2 of nanoseconds: up to ~4 s */
 #define MDSTAT_STACK_DEPTH	32
 
@@ -54,6 +53,9 @@ enum mdstat_counter {
 	MDSTAT_CNT_BALANCE_PUSH,
 	MDSTAT_CNT_HOTPLUG_WAIT,
 	MDSTAT_CNT_AFFINITY_WAIT,
+	MDSTAT_CNT_STACKED_WAIT_NS,	/* the waits of those that ran again */
+	MDSTAT_CNT_HOTPLUG_WAIT_NS,
+	MDSTAT_CNT_AFFINITY_WAIT_NS,
 	MDSTAT_NR_COUNTERS,
 };
 
@@ -93,6 +95,29 @@ struct mdstat_rq {
 	__u32 has_md_stats;	/* the fields below are the kernel's own */
 	__u32 pad;
 	struct mdstat_md_stats md;
+};
+
+/* The task push_cpu_stop() is about, and where it went (or -1). */
+struct mdstat_push_task {
+	__s32 pid;
+	__s32 tgid;
+	__s32 prio;
+	__s32 dest_cpu;
+	char comm[MDSTAT_COMM_LEN];
+};
+
+/*
+ * What mdstat keeps per CPU: one element per possible CPU of the cpus map,
+ * sized as mdstat loads, mmap()ed by mdstat.  Its size is a multiple of 8,
+ * the stride of an mmap()ed array.
+ */
+struct mdstat_cpu {
+	struct mdstat_counters counters;
+	struct mdstat_rq rq;			/* as the snapshot program last read it */
+	struct mdstat_push_task push_stop;	/* stock: push_cpu_stop() running here */
+	__u64 offline_since;			/* ktime cpu_device_down() began, or 0 */
+	__u32 allowed;				/* -C: shown, when filter_cpus */
+	__u32 pad;
 };
 
 /* A pinned task preempted inside its section, waiting for its CPU. */
@@ -145,15 +170,6 @@ enum mdstat_push_result {
 	MDSTAT_PUSH_DEQUEUED,
 	MDSTAT_PUSH_NO_TARGET,
 	MDSTAT_PUSH_NOT_MOVED,	/* fallback: not moved, reason unknown */
-};
-
-/* The task push_cpu_stop() is about, and where it went (or -1). */
-struct mdstat_push_task {
-	__s32 pid;
-	__s32 tgid;
-	__s32 prio;
-	__s32 dest_cpu;
-	char comm[MDSTAT_COMM_LEN];
 };
 
 struct mdstat_event {

@@ -42,5 +42,12 @@ tap_equal() {
 	fi
 }
 
+# built_deb: the package make deb built, in $deb; a failed result if none.
+built_deb() {
+	deb=$(ls "$top"/build/deb/mdstat_*_amd64.deb 2>/dev/null | head -n 1)
+	[ -n "$deb" ] || tap_fail "make deb built build/deb/mdstat_*_amd64.deb"
+	[ -n "$deb" ]
+}
+
 # The guest-side helpers: mdload, tracefs, runqueue counters, scenarios.
 . "$(dirname "${BASH_SOURCE[0]}")/../guest/lib.sh"

@@ -18,12 +18,13 @@ enum {
 	EXIT_NO_SOURCE = 5,	/* the kernel lacks a tracepoint or function asked for */
 	EXIT_NO_PID = 6,	/* -p names no process */
 	EXIT_COMMAND = 7,	/* the command after -- could not be run */
+	EXIT_OUTPUT = 8,	/* export: the textfile folder cannot be written */
 };
 
 /* The options every subcommand takes (options.c). */
 struct mdstat_options {
 	bool cpus_given;
-	__u8 cpus[MDSTAT_MAX_CPUS];	/* -C: 1 for each CPU to show */
+	__u8 *cpus;			/* -C: 1 for each CPU to show, nr_cpus of them */
 	int pid;			/* -p: a process (tgid), or 0 */
 	double interval;		/* -i: seconds */
 	bool interval_given;
@@ -35,6 +36,7 @@ struct mdstat_options {
 	__u32 event_mask;		/* -e (trace): 1 << mdstat_event_type */
 	bool events_given;
 	char **command;			/* after --, or NULL */
+	const char *textfile_dir;	/* -o (export) */
 	int nr_cpus;			/* possible CPUs */
 };
 
@@ -44,6 +46,7 @@ error_t parse_subcommand(int key, char *arg, struct argp_state *state);
 void options_parse(const struct argp *argp, int argc, char **argv,
 		   struct mdstat_options *o);
 bool cpu_shown(const struct mdstat_options *o, int cpu);
+void *cpus_alloc(const struct mdstat_options *o, size_t size);
 
 /* Where each measurement comes from on this kernel (sources.c). */
 enum mdstat_source {
@@ -87,6 +90,7 @@ struct session {
 	const struct mdstat_options *opts;
 	struct kernel_info kernel;
 	struct mdstat_bpf *skel;
+	struct mdstat_cpu *cpus;	/* the cpus map, mmap()ed: opts->nr_cpus */
 	struct ring_buffer *events;
 	bool want[MDSTAT_NR_SOURCES];
 	bool emit_events;
@@ -108,7 +112,34 @@ int session_run(struct session *s);
 void session_close(struct session *s);
 void session_note_missing(struct session *s);
 int session_snapshot(struct session *s);
+void session_counters(const struct session *s, struct mdstat_counters *out);
 __u64 now_ns(void);
+
+/*
+ * mdstat's per-CPU counters, as top's JSON and export's Prometheus metrics
+ * name them (counters.c).  A metric's outcomes are adjacent entries.
+ */
+enum counter_kernel {
+	ON_ANY_KERNEL,
+	WITH_SERIES,		/* the push results only the series tells */
+	WITHOUT_SERIES,		/* the fallback's not_moved */
+};
+
+struct counter_def {
+	const char *json;	/* top -j, or NULL */
+	int counter;		/* enum mdstat_counter */
+	enum mdstat_source source;
+	enum counter_kernel kernel;
+	const char *metric;	/* Prometheus */
+	const char *outcome;	/* its outcome label, or NULL */
+	bool ns;		/* nanoseconds, exported as seconds */
+	bool gauge;
+	const char *help;
+};
+
+extern const struct counter_def counter_defs[];
+extern const size_t nr_counter_defs;
+bool counter_available(const struct session *s, const struct counter_def *d);
 
 /* Output helpers (format.c). */
 void json_string(FILE *f, const char *s);
@@ -131,5 +162,6 @@ int cmd_hist(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_hotplug(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif /* MDSTAT_CLI_H */

@@ -33,7 +33,7 @@ struct offline {
 
 struct hotplug {
 	struct ksyms *ksyms;
-	struct offline cpus[MDSTAT_MAX_CPUS];
+	struct offline *cpus;	/* per possible CPU */
 	unsigned long reports;
 };
 
@@ -218,7 +218,7 @@ static int hotplug_event(struct session *s, const struct mdstat_event *e)
 	struct hotplug *h = s->ctx;
 	struct offline *off;
 
-	if (e->cpu < 0 || e->cpu >= MDSTAT_MAX_CPUS)
+	if (e->cpu < 0 || e->cpu >= s->opts->nr_cpus)
 		return 0;
 	off = &h->cpus[e->cpu];
 	switch (e->type) {
@@ -273,9 +273,10 @@ int cmd_hotplug(int argc, char **argv)
 	int err;
 
 	options_parse(&hotplug_argp, argc, argv, &o);
+	err = EXIT_RUNTIME;
 	h = calloc(1, sizeof(*h));
-	if (!h)
-		return EXIT_RUNTIME;
+	if (!h || !(h->cpus = cpus_alloc(&o, sizeof(*h->cpus))))
+		goto out;
 	err = session_open(&s, &o);
 	if (err)
 		goto out;
@@ -303,8 +304,10 @@ int cmd_hotplug(int argc, char **argv)
 		printf("%lu offline(s) reported, %llu events lost\n", h->reports,
 		       (unsigned long long)s.skel->bss->lost_events);
 out:
-	if (h)
+	if (h) {
 		ksyms_free(h->ksyms);
+		free(h->cpus);
+	}
 	session_close(&s);
 	free(h);
 	return err;

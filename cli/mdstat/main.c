@@ -18,6 +18,7 @@ static const struct {
 	{ "hist", cmd_hist, "latency histograms: stacked waits, pushes, hotplug, affinity" },
 	{ "trace", cmd_trace, "one line per event" },
 	{ "hotplug", cmd_hotplug, "each CPU offline: its wait and the pinned tasks behind it" },
+	{ "export", cmd_export, "counters for Prometheus (node_exporter's textfile collector)" },
 	{ "doctor", cmd_doctor, "what this kernel offers and which features work" },
 };
 

@@ -16,23 +16,24 @@ static const struct argp_option common_options[] = {
 	{ "count", 'n', "N", 0, "Stop after N intervals", 1 },
 	{ "json", 'j', NULL, 0, "One JSON object per line (NDJSON)", 1 },
 	{ "batch", 'b', NULL, 0, "Plain text appended, also on a terminal", 1 },
-	{ "verbose", OPT_VERBOSE, NULL, 0, "Show libbpf's messages", 1 },
+	{ "verbose", OPT_VERBOSE, NULL, 0, "Show libbpf's messages, and the time each interval takes", 1 },
 	{ 0 }
 };
 
 static int parse_cpu(const char *s, char **end, struct argp_state *state,
 		     const char *list)
 {
+	const struct mdstat_options *o = state->input;
 	long cpu;
 
 	errno = 0;
 	cpu = strtol(s, end, 10);
 	if (errno || *end == s || cpu < 0)
 		argp_failure(state, EXIT_USAGE, 0, "bad CPU list '%s'", list);
-	if (cpu >= MDSTAT_MAX_CPUS)
+	if (cpu >= o->nr_cpus)
 		argp_failure(state, EXIT_USAGE, 0,
-			     "bad CPU list '%s': CPU %ld is beyond %d", list, cpu,
-			     MDSTAT_MAX_CPUS - 1);
+			     "CPU %ld does not exist (this machine has 0-%d)",
+			     cpu, o->nr_cpus - 1);
 	return cpu;
 }
 
@@ -46,7 +47,7 @@ static void parse_cpu_list(struct mdstat_options *o, const char *list,
 
 	if (!*list)
 		argp_failure(state, EXIT_USAGE, 0, "bad CPU list ''");
-	memset(o->cpus, 0, sizeof(o->cpus));
+	memset(o->cpus, 0, o->nr_cpus);
 	for (;;) {
 		first = last = parse_cpu(s, &end, state, list);
 		if (*end == '-')
@@ -79,18 +80,6 @@ static double parse_positive(const char *arg, const char *what,
 /* The checks that need all options. */
 static void options_finish(struct mdstat_options *o, struct argp_state *state)
 {
-	int cpu;
-
-	o->nr_cpus = libbpf_num_possible_cpus();
-	if (o->nr_cpus <= 0)
-		argp_failure(state, EXIT_RUNTIME, 0, "cannot tell the number of CPUs");
-	if (o->nr_cpus > MDSTAT_MAX_CPUS)
-		o->nr_cpus = MDSTAT_MAX_CPUS;
-	for (cpu = o->nr_cpus; o->cpus_given && cpu < MDSTAT_MAX_CPUS; cpu++)
-		if (o->cpus[cpu])
-			argp_failure(state, EXIT_USAGE, 0,
-				     "CPU %d does not exist (this machine has 0-%d)",
-				     cpu, o->nr_cpus - 1);
 	if (o->pid && kill(o->pid, 0) && errno == ESRCH)
 		argp_failure(state, EXIT_NO_PID, 0, "no process with pid %d", o->pid);
 }
@@ -153,7 +142,8 @@ const struct argp common_argp = {
 
 /*
  * Parse a subcommand's arguments with its argp, whose first child is
- * common_argp; exits on bad input.
+ * common_argp; exits on bad input.  Every possible CPU counts, however
+ * many (/sys/devices/system/cpu/possible).
  */
 void options_parse(const struct argp *argp, int argc, char **argv,
 		   struct mdstat_options *o)
@@ -161,12 +151,31 @@ void options_parse(const struct argp *argp, int argc, char **argv,
 	memset(o, 0, sizeof(*o));
 	o->interval = 1;
 	o->event_mask = ~0U;
+	o->nr_cpus = libbpf_num_possible_cpus();
+	if (o->nr_cpus <= 0) {
+		fprintf(stderr, "mdstat: cannot tell the number of CPUs: %s\n",
+			strerror(-o->nr_cpus));
+		exit(EXIT_RUNTIME);
+	}
+	o->cpus = cpus_alloc(o, sizeof(*o->cpus));
+	if (!o->cpus)
+		exit(EXIT_RUNTIME);
 	argp_parse(argp, argc, argv, 0, NULL, o);
 }
 
 bool cpu_shown(const struct mdstat_options *o, int cpu)
 {
-	return cpu < MDSTAT_MAX_CPUS && (!o->cpus_given || o->cpus[cpu]);
+	return cpu < o->nr_cpus && (!o->cpus_given || o->cpus[cpu]);
+}
+
+/* An array of size-byte elements, zeroed, one per possible CPU; or NULL, said. */
+void *cpus_alloc(const struct mdstat_options *o, size_t size)
+{
+	void *array = calloc(o->nr_cpus, size);
+
+	if (!array)
+		fprintf(stderr, "mdstat: out of memory for %d CPUs\n", o->nr_cpus);
+	return array;
 }
 
 const struct argp_child common_children[] = {

@@ -13,12 +13,16 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "mdstat.skel.h"
+
+/* An mmap()ed array map has its elements 8 bytes apart, rounded up. */
+_Static_assert(sizeof(struct mdstat_cpu) % 8 == 0, "struct mdstat_cpu: pad it to 8 bytes");
 
 static volatile sig_atomic_t stop_signal;
 
@@ -125,6 +129,7 @@ int session_start(struct session *s)
 	struct bpf_program *prog;
 	const char *const *name;
 	struct bpf_link **slot;
+	size_t cpus_size;
 	int src, cpu, err, i;
 
 	bpf_object__for_each_program(prog, s->skel->obj)
@@ -147,9 +152,11 @@ int session_start(struct session *s)
 	s->skel->rodata->hist_per_cpu = o->per_cpu;
 	s->skel->rodata->targ_tgid = o->pid;
 	s->skel->rodata->filter_cpus = o->cpus_given;
-	for (cpu = 0; cpu < MDSTAT_MAX_CPUS; cpu++)
-		s->skel->rodata->cpu_allowed[cpu] = o->cpus[cpu];
 	s->skel->rodata->nr_cpus = o->nr_cpus;
+	/* Sized to this machine: every possible CPU, whatever their number. */
+	bpf_map__set_max_entries(s->skel->maps.cpus, o->nr_cpus);
+	bpf_map__set_max_entries(s->skel->maps.hists,
+				 MDSTAT_NR_HISTS * (o->per_cpu ? o->nr_cpus + 1 : 1));
 	if (!s->emit_events)
 		bpf_map__set_max_entries(s->skel->maps.events, getpagesize());
 
@@ -158,6 +165,16 @@ int session_start(struct session *s)
 		return session_fail(s, EXIT_RUNTIME, "cannot load the BPF programs: %s%s",
 				    strerror(-err), o->verbose ? "" : " (-v tells more)");
 	}
+	cpus_size = sizeof(*s->cpus) * o->nr_cpus;
+	s->cpus = mmap(NULL, cpus_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(s->skel->maps.cpus), 0);
+	if (s->cpus == MAP_FAILED) {
+		s->cpus = NULL;
+		return session_fail(s, EXIT_RUNTIME, "cannot map the per-CPU state: %s",
+				    strerror(errno));
+	}
+	for (cpu = 0; cpu < o->nr_cpus; cpu++)
+		s->cpus[cpu].allowed = o->cpus[cpu];
 	/* Into the skeleton's own link slots, so that destroying it detaches. */
 	for (i = 0; i < s->skel->skeleton->prog_cnt; i++) {
 		prog = *s->skel->skeleton->progs[i].prog;
@@ -184,7 +201,7 @@ int session_start(struct session *s)
 	return 0;
 }
 
-/* Fill skel->bss->rqs from every runqueue. */
+/* Fill each CPU's rq in s->cpus from its runqueue. */
 int session_snapshot(struct session *s)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
@@ -193,6 +210,15 @@ int session_snapshot(struct session *s)
 	if (fd < 0 || bpf_prog_test_run_opts(fd, &opts))
 		return -1;
 	return 0;
+}
+
+/* Every CPU's counters as they are now, into out[nr_cpus]. */
+void session_counters(const struct session *s, struct mdstat_counters *out)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < s->opts->nr_cpus; cpu++)
+		out[cpu] = s->cpus[cpu].counters;
 }
 
 static int start_command(struct session *s)
@@ -242,7 +268,7 @@ static bool command_done(struct session *s)
 int session_run(struct session *s)
 {
 	const struct mdstat_options *o = s->opts;
-	__u64 interval_ns = o->interval * 1e9, next;
+	__u64 interval_ns = o->interval * 1e9, next, began;
 	struct sigaction sa = { .sa_handler = on_signal };
 	bool has_command = o->command;
 	long n = 0;
@@ -280,8 +306,13 @@ int session_run(struct session *s)
 			continue;
 		next += interval_ns;
 		n++;
+		began = now_ns();
 		if (s->on_interval && s->on_interval(s, n))
 			break;
+		/* What reading and showing the numbers costs, as it grows with the CPUs. */
+		if (o->verbose && s->on_interval)
+			fprintf(stderr, "mdstat: interval %ld: %.3f ms to read and show %d CPUs\n",
+				n, (now_ns() - began) / 1e6, o->nr_cpus);
 		if (o->count && n >= o->count)
 			break;
 	}
@@ -301,6 +332,8 @@ int session_run(struct session *s)
 
 void session_close(struct session *s)
 {
+	if (s->cpus)
+		munmap(s->cpus, sizeof(*s->cpus) * s->opts->nr_cpus);
 	ring_buffer__free(s->events);
 	mdstat_bpf__destroy(s->skel);
 	kernel_release(&s->kernel);

@@ -26,35 +26,16 @@ struct waiter {
 struct top {
 	bool ansi;
 	long intervals;
-	/* the counters as this interval ends, and as the last one did */
-	struct mdstat_counters cur[MDSTAT_MAX_CPUS];
-	struct mdstat_counters prev[MDSTAT_MAX_CPUS];
-	struct mdstat_rq kernel_first[MDSTAT_MAX_CPUS];
+	/* per CPU: the counters as this interval ends, and as the last one did */
+	struct mdstat_counters *cur;
+	struct mdstat_counters *prev;
+	struct mdstat_rq *kernel_first;	/* the runqueues as it began */
 	struct waiter waiters[MAX_WAITERS];
 	int nr_waiters;
 	__u64 last_ns;
 	__u64 longest_ns;
 	struct waiter longest;
 };
-
-static const struct {
-	const char *name;
-	int counter;
-	enum mdstat_source source;
-} columns[] = {
-	{ "preempted", MDSTAT_CNT_STACKED, SRC_STACKING },
-	{ "push_queued", MDSTAT_CNT_PUSH_QUEUED, SRC_PUSH },
-	{ "push_moved", MDSTAT_CNT_PUSH_MOVED, SRC_PUSH },
-	{ "push_deferred", MDSTAT_CNT_PUSH_DEFERRED, SRC_PUSH },
-	{ "push_migrated", MDSTAT_CNT_PUSH_MIGRATED, SRC_PUSH },
-	{ "push_dequeued", MDSTAT_CNT_PUSH_DEQUEUED, SRC_PUSH },
-	{ "push_no_target", MDSTAT_CNT_PUSH_NO_TARGET, SRC_PUSH },
-	{ "push_not_moved", MDSTAT_CNT_PUSH_NOT_MOVED, SRC_PUSH },
-	{ "balance_push", MDSTAT_CNT_BALANCE_PUSH, SRC_BALANCE_PUSH },
-	{ "hotplug_wait", MDSTAT_CNT_HOTPLUG_WAIT, SRC_HOTPLUG_WAIT },
-};
-
-#define NR_COLUMNS (sizeof(columns) / sizeof(columns[0]))
 
 /* Keep the MAX_WAITERS longest single waits, longest first. */
 static void waiter_add(struct top *t, __s32 pid, const struct mdstat_waiter *w,
@@ -141,7 +122,7 @@ static void print_text(struct session *s, struct top *t,
 	for (cpu = 0; cpu < s->opts->nr_cpus; cpu++) {
 		if (!cpu_shown(s->opts, cpu))
 			continue;
-		rq = &s->skel->bss->rqs[cpu];
+		rq = &s->cpus[cpu].rq;
 		snprintf(running, sizeof(running), "%s/%d", rq->curr_comm, rq->curr_pid);
 		if (t->ansi && c[cpu].c[MDSTAT_CNT_STACKED_NOW])
 			fputs(COLOUR_STACKED, stdout);
@@ -201,16 +182,18 @@ static void json_waiter(const struct waiter *w)
 static void json_counters(struct session *s, const struct mdstat_counters *c,
 			  const struct mdstat_counters *base, int cpu)
 {
+	const struct counter_def *d;
 	__u64 since;
-	size_t i;
 
-	for (i = 0; i < NR_COLUMNS; i++) {
-		since = base ? base[cpu].c[columns[i].counter] : 0;
-		if (!s->kernel.src[columns[i].source].available)
-			printf(",\"%s\":null", columns[i].name);
+	for (d = counter_defs; d < counter_defs + nr_counter_defs; d++) {
+		if (!d->json)
+			continue;
+		since = base ? base[cpu].c[d->counter] : 0;
+		if (!counter_available(s, d))
+			printf(",\"%s\":null", d->json);
 		else
-			printf(",\"%s\":%llu", columns[i].name,
-			       (unsigned long long)(c[cpu].c[columns[i].counter] - since));
+			printf(",\"%s\":%llu", d->json,
+			       (unsigned long long)(c[cpu].c[d->counter] - since));
 	}
 }
 
@@ -226,7 +209,7 @@ static void print_json(struct session *s, struct top *t,
 	for (cpu = 0; cpu < s->opts->nr_cpus; cpu++) {
 		if (!cpu_shown(s->opts, cpu))
 			continue;
-		rq = &s->skel->bss->rqs[cpu];
+		rq = &s->cpus[cpu].rq;
 		printf("%s{\"cpu\":%d,\"online\":%s,\"running\":{\"pid\":%d,\"prio\":%d,\"comm\":",
 		       first ? "" : ",", cpu, rq->online ? "true" : "false",
 		       rq->curr_pid, rq->curr_prio);
@@ -262,7 +245,7 @@ static int top_interval(struct session *s, long n)
 
 	(void)n;
 	/* One copy: what this interval shows is what the next one starts from. */
-	memcpy(t->cur, s->skel->bss->counters, sizeof(t->cur));
+	session_counters(s, t->cur);
 	if (session_snapshot(s)) {
 		fprintf(stderr, "mdstat: cannot read the runqueues\n");
 		return -1;
@@ -272,7 +255,7 @@ static int top_interval(struct session *s, long n)
 		print_json(s, t, c, secs, now);
 	else
 		print_text(s, t, c, secs, now);
-	memcpy(t->prev, c, sizeof(t->prev));
+	memcpy(t->prev, c, sizeof(*t->prev) * s->opts->nr_cpus);
 	t->last_ns = now;
 	t->intervals++;
 	return 0;
@@ -303,7 +286,7 @@ static void json_md_stats(const struct mdstat_md_stats *now,
 static void print_summary(struct session *s, struct top *t)
 {
 	const struct mdstat_counters *c = t->cur;
-	const struct mdstat_rq *k = s->skel->bss->rqs, *k0 = t->kernel_first;
+	const struct mdstat_rq *k0 = t->kernel_first, *k;
 	double secs = (now_ns() - s->start_ns) / 1e9;
 	bool first = true;
 	int cpu;
@@ -316,8 +299,9 @@ static void print_summary(struct session *s, struct top *t)
 				continue;
 			printf("%s{\"cpu\":%d", first ? "" : ",", cpu);
 			json_counters(s, c, NULL, cpu);
-			if (k[cpu].has_md_stats && s->kernel.schedstats)
-				json_md_stats(&k[cpu].md, &k0[cpu].md);
+			k = &s->cpus[cpu].rq;
+			if (k->has_md_stats && s->kernel.schedstats)
+				json_md_stats(&k->md, &k0[cpu].md);
 			putchar('}');
 			first = false;
 		}
@@ -363,12 +347,15 @@ int cmd_top(int argc, char **argv)
 	struct mdstat_options o;
 	struct session s = {};
 	struct top *t;
-	int err;
+	int err, cpu;
 
 	options_parse(&top_argp, argc, argv, &o);
+	err = EXIT_RUNTIME;
 	t = calloc(1, sizeof(*t));
-	if (!t)
-		return EXIT_RUNTIME;
+	if (!t || !(t->cur = cpus_alloc(&o, sizeof(*t->cur))) ||
+	    !(t->prev = cpus_alloc(&o, sizeof(*t->prev))) ||
+	    !(t->kernel_first = cpus_alloc(&o, sizeof(*t->kernel_first))))
+		goto out;
 	err = session_open(&s, &o);
 	if (err)
 		goto out;
@@ -390,7 +377,8 @@ int cmd_top(int argc, char **argv)
 		err = EXIT_RUNTIME;
 		goto out;
 	}
-	memcpy(t->kernel_first, s.skel->bss->rqs, sizeof(t->kernel_first));
+	for (cpu = 0; cpu < o.nr_cpus; cpu++)
+		t->kernel_first[cpu] = s.cpus[cpu].rq;
 	t->last_ns = now_ns();
 	err = session_run(&s);
 	if (err && err != EXIT_COMMAND)
@@ -404,6 +392,11 @@ int cmd_top(int argc, char **argv)
 	print_summary(&s, t);
 out:
 	session_close(&s);
+	if (t) {
+		free(t->cur);
+		free(t->prev);
+		free(t->kernel_first);
+	}
 	free(t);
 	return err;
 }

@@ -2,7 +2,7 @@
 # mdstat's answers to bad input: one line naming the problem, and the exit
 # status mdstat.8 gives for it.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 12
+tap_plan 14
 
 mdstat=$top/build/mdstat
 err=$(mktemp)
@@ -32,6 +32,8 @@ status 2 "interval 0" "$mdstat" top -i 0
 status 2 "negative interval" "$mdstat" hist -i -1
 status 6 "pid that does not exist" "$mdstat" trace -p 4000000
 status 2 "unknown event" "$mdstat" trace -e frobnicate
+status 2 "export with -j" "$mdstat" export -j -o /tmp
+status 8 "export into a folder that does not exist" "$mdstat" export -o /nonexistent
 status 3 "no root" setpriv --reuid=65534 --regid=65534 --clear-groups "$mdstat" top
 status 4 "no BTF" unshare -m sh -c 'mount --bind /dev/null /sys/kernel/btf/vmlinux && exec "$0" top' "$mdstat"
 if [ -d /sys/kernel/tracing/events/sched/sched_pinned_push_queued ]; then

@@ -2,7 +2,7 @@
 # Bad input to the build and the guest runner: a one-line message naming the
 # cause and a distinct exit status, and nothing left half done.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 11
+tap_plan 14
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -26,6 +26,9 @@ expect "guest/run: unknown option" 120 "unknown option" "$top/guest/run" --bogus
 expect "guest/run: no command" 120 "no command" "$top/guest/run"
 expect "guest/run: bad timeout" 120 "timeout must be" "$top/guest/run" -t 0 -- true
 expect "guest/run: missing kernel image" 121 "no kernel image" "$top/guest/run" -k "$scratch/none" -- true
+expect "guest/run: missing initramfs" 121 "no initramfs" "$top/guest/run" --initrd "$scratch/none" -- true
+expect "guest/run: no CPUs" 120 "cpus must be" "$top/guest/run" -c 0 -- true
+expect "debian-kernel: unknown flavour" 30 "flavour must be" "$top/guest/debian-kernel" --flavour bogus
 expect "guest/run: the command's own exit status" 3 "" "$top/guest/run" -- sh -c 'exit 3'
 expect "guest/run: a hanging command is cut at the timeout" 124 "past its timeout" \
 	"$top/guest/run" -t 15 -- sleep 600
