@@ -30,10 +30,7 @@ for mode in sockets pipes; do
 		echo "$rate" >>"$work/$mode.rate"
 		echo "$longest" >>"$work/$mode.longest"
 	done
-	read -r mean low high < <(ci95 "$work/$mode.rate")
-	record "distro.$kind.$mode.preempted_per_s.ratio" "$mean"
-	record "distro.$kind.$mode.preempted_per_s.ci95" "$low-$high"
-	record "distro.$kind.$mode.preempted_per_s.spread" "$(spread "$work/$mode.rate")"
+	record_mean "distro.$kind.$mode.preempted_per_s" "$work/$mode.rate"
 	record "distro.$kind.$mode.longest_wait_ms" "$(quantile 0.5 "$work/$mode.longest")"
 	record "distro.$kind.$mode.longest_wait_ms.spread" "$(spread "$work/$mode.longest")"
 done
