@@ -19,21 +19,19 @@ for mode in sockets pipes; do
 	flag=
 	[ "$mode" = sockets ] || flag=-p
 	for _ in $(seq "$rounds"); do
-		"$mdstat" top -j -i 1 -- hackbench $flag -g 2 -l "$loops" \
+		# hackbench's own lines kept out of mdstat's NDJSON.
+		"$mdstat" top -j -i 1 -- bash -c 'exec hackbench "$@" >/dev/null' _ $flag -g 2 -l "$loops" \
 			>"$work/top.json" 2>"$work/top.err" ||
 			{ echo "bench: mdstat top failed:" >&2; cat "$work/top.err" >&2; exit 1; }
 		jq -r 'select(.type == "summary") |
-			"\([.cpus[].preempted] | add / .duration_s) \(.longest_wait_ns / 1e6) \(.lost_events)"' \
+			"\(([.cpus[].preempted] | add) / .duration_s) \(.longest_wait_ns / 1e6) \(.lost_events)"' \
 			"$work/top.json" >"$work/round"
 		read -r rate longest lost <"$work/round"
 		[ "$lost" = 0 ] || { echo "bench: mdstat lost $lost events" >&2; exit 1; }
 		echo "$rate" >>"$work/$mode.rate"
 		echo "$longest" >>"$work/$mode.longest"
 	done
-	read -r mean low high < <(ci95 "$work/$mode.rate")
-	record "distro.$kind.$mode.preempted_per_s.ratio" "$mean"
-	record "distro.$kind.$mode.preempted_per_s.ci95" "$low-$high"
-	record "distro.$kind.$mode.preempted_per_s.spread" "$(spread "$work/$mode.rate")"
+	record_mean "distro.$kind.$mode.preempted_per_s" "$work/$mode.rate"
 	record "distro.$kind.$mode.longest_wait_ms" "$(quantile 0.5 "$work/$mode.longest")"
 	record "distro.$kind.$mode.longest_wait_ms.spread" "$(spread "$work/$mode.longest")"
 done

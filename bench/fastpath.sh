@@ -60,9 +60,6 @@ record "fastpath.$flavour.rounds" "$rounds"
 record "fastpath.$flavour.pairs" "$pairs"
 record "fastpath.$flavour.preempt_ns" "$(quantile 0.5 "$work/preempt.ns")"
 for kind in migrate nested ${tp:+migrate-tp nested-tp} per-nested; do
-	read -r mean low high < <(ci95 "$work/$kind.ratio")
-	record "fastpath.$flavour.$kind.ratio" "$mean"
-	record "fastpath.$flavour.$kind.ci95" "$low-$high"
-	record "fastpath.$flavour.$kind.spread" "$(spread "$work/$kind.ratio")"
+	record_mean "fastpath.$flavour.$kind" "$work/$kind.ratio"
 done
 rm -rf "$work"

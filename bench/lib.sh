@@ -26,11 +26,13 @@ spread() {
 }
 
 # ci95 FILE: "MEAN LOW HIGH", the mean of the numbers in FILE and its 95%
-# confidence interval (Student's t, the rounds taken as independent).
+# confidence interval (Student's t, the rounds taken as independent); one
+# number has no interval: "MEAN - -".
 ci95() {
 	awk '{ x[NR] = $1; s += $1 } END {
-		if (NR < 2) exit 1
+		if (!NR) exit 1
 		m = s / NR
+		if (NR == 1) { printf "%.4f - -\n", m; exit }
 		for (i = 1; i <= NR; i++) v += (x[i] - m) ^ 2
 		sd = sqrt(v / (NR - 1))
 		# t(0.975, df) for df 1..30, then the normal quantile
@@ -40,6 +42,20 @@ ci95() {
 		q = NR - 1 <= 30 ? t[NR - 1] : 1.96
 		h = q * sd / sqrt(NR)
 		printf "%.4f %.4f %.4f\n", m, m - h, m + h }' "$1"
+}
+
+# record_mean KEY FILE: the mean of the rounds in FILE as KEY.ratio, with
+# its 95% interval (KEY.ci95, "LOW-HIGH", or "-" for one round) and spread.
+record_mean() {
+	local mean low high
+	read -r mean low high < <(ci95 "$2")
+	record "$1.ratio" "$mean"
+	if [ "$low" = - ]; then
+		record "$1.ci95" -
+	else
+		record "$1.ci95" "$low-$high"
+	fi
+	record "$1.spread" "$(spread "$2")"
 }
 
 # ratio A B [DIGITS]: A / B.

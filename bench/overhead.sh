@@ -60,10 +60,7 @@ measure() {
 	record "overhead.$name.load" "${load[*]##*/}"
 	record "overhead.$name.none_s" "$(quantile 0.5 "$work/none")"
 	for mode in "${modes[@]}" top-peer; do
-		read -r mean low high < <(ci95 "$work/$mode")
-		record "overhead.$name.$mode.ratio" "$mean"
-		record "overhead.$name.$mode.ci95" "$low-$high"
-		record "overhead.$name.$mode.spread" "$(spread "$work/$mode")"
+		record_mean "overhead.$name.$mode" "$work/$mode"
 	done
 }
 

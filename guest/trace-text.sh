@@ -43,19 +43,20 @@ _cpuhp_awk='
 		return hp_cpu >= 0 && hp_step >= 0
 	}'
 
-# waitempty_steps CPU: "BEGIN END" (seconds) of each sched:waitempty step of
-# CPU, one line per offline; END is empty for a step still running as the
-# trace ended.
+# waitempty_steps CPU: "BEGIN END" (seconds, to the microsecond, as tracefs
+# has them: awk's print would round them to 6 digits) of each
+# sched:waitempty step of CPU, one line per offline; END is empty for a step
+# still running as the trace ended.
 waitempty_steps() {
 	awk -v want="$1" "$_cpuhp_awk"'
 		cpuhp("cpuhp_enter") && hp_cpu == want && hp_fun == "sched_cpu_wait_empty" {
 			begin[hp_step] = ts(); next
 		}
 		cpuhp("cpuhp_exit") && hp_cpu == want && (hp_step in begin) {
-			print begin[hp_step], ts()
+			printf "%.6f %.6f\n", begin[hp_step], ts()
 			delete begin[hp_step]
 		}
-		END { for (step in begin) print begin[step] }'
+		END { for (step in begin) printf "%.6f\n", begin[step] }'
 }
 
 # going_down CPU: the records from the sched_cpu_deactivate step of CPU
@@ -86,7 +87,8 @@ runnable_at_wait() {
 		/ sched_switch: / {
 			mine = index($0, " " here " ") > 0
 			if (mine) {
-				if (field("prev_state") ~ /^R/) on[field("prev_pid")] = 1
+				# The idle task switches out as R: it is no task.
+				if (field("prev_state") ~ /^R/ && field("prev_pid") != "0") on[field("prev_pid")] = 1
 				else delete on[field("prev_pid")]
 			}
 			if (field("next_pid") != "0") {

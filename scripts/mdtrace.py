@@ -84,9 +84,12 @@ def read_recording(prog, path):
     if head == TRACE_CMD_MAGIC:
         if not shutil.which("trace-cmd"):
             fail(prog, EXIT_INPUT, f"{path} is a trace-cmd file and trace-cmd is not installed")
-        out = subprocess.run(["trace-cmd", "report", "-i", path], capture_output=True, text=True)
+        # -N: the events as the kernel formats them, as in tracefs (its
+        # sched_switch plugin would print "comm:pid [prio] S ==> ...").
+        out = subprocess.run(["trace-cmd", "report", "-N", "-i", path],
+                             capture_output=True, text=True)
         if out.returncode:
-            fail(prog, EXIT_INPUT, f"trace-cmd report -i {path} failed: {out.stderr.strip()}")
+            fail(prog, EXIT_INPUT, f"trace-cmd report -N -i {path} failed: {out.stderr.strip()}")
         return parse_lines(out.stdout.splitlines())
     with open(path, errors="replace") as f:
         events = parse_lines(f)
