@@ -90,6 +90,9 @@ tap_equal "trace: as often as sched_switch shows" "$(wc -l <"$work/truth_waits")
 # Pairwise, not summed: the host may deschedule a vCPU between tracefs'
 # clock read and mdstat's at one switch, and that wait is then off by the
 # host's time slice (in CI once: 41 ms in all by mdstat, 35 by tracefs).
+# It stays 3 in 4: with QEMU 10, 107 runs on a host busy with kernel builds
+# had 27 of 1233 waits off by more than 10% + 200 us; 85 runs had none, 18
+# one, 3 two and 1 three of its 12, which "9 in 10" would have failed.
 off=$(paste "$work/waits" "$work/truth_waits" |
 	awk '{ d = $1 - $2; if (d < 0) d = -d } d > $2 / 10 + 200 { printf " %d/%d", $1, $2 }')
 tap_diag "waits by mdstat, us: $(echo $(cat "$work/waits"))"
