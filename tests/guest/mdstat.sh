@@ -125,7 +125,9 @@ fi
 tap_equal "hist: its buckets add up to its count" "$count" \
 	"$(jq 'select(.kind == "stacked" and .cpu == null) | [.buckets[].count] | add // 0' "$work/hist")"
 
-in_scenario stacking top -j -b -i 0.5 -C 1 >"$work/top" 2>"$work/err"
+# A tick every 0.1 s: the task is pinned 176 ms or more (8 preemptions of
+# 2 ms, 20 ms apart), and the whole scenario can end within 0.5 s.
+in_scenario stacking top -j -b -i 0.1 -C 1 >"$work/top" 2>"$work/err"
 pinned=$(cat "$work/pinned") preempter=$(cat "$work/preempter")
 summary=$(jq 'select(.type == "summary") | .cpus[] | select(.cpu == 1)' "$work/top")
 tap_check "top: some interval shows cpu1 with a pinned task" \
