@@ -96,8 +96,12 @@ tap_equal "md_stats.pinned_preempt of cpu1 moved by the events on cpu1" \
 # of its switches are yields (prev_state R, not R+).  Only the preemptions,
 # if the tick brings any, are events.
 trace_begin md_yield sched_pinned_preempt sched_switch
-taskset -c 1 perl -e '$e = time + 1; 1 while time < $e' &
-spinner=$!
+# The spinner is let go once perl has started, so that it spins through
+# the whole section (perl took up to 250 ms to start, and a section that
+# began first yielded to nobody: 9 switches out of 265 yields once).
+start_held spin taskset -c 1 "${held_spinner[@]}" 1
+spinner=$spin_pid
+release spin
 "$mdsection" -c 1 -y -s 300ms >"$log.pinned" &
 pinned=$!
 wait "$pinned"
