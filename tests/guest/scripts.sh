@@ -67,8 +67,9 @@ mkdir "$work/cmd"
 (cd "$work/cmd" && trace-cmd record -q -e sched:sched_pinned_preempt -e sched:sched_switch \
 	-e sched:sched_pinned_push_queued -e sched:sched_pinned_push_done -o trace.dat \
 	bash -c '. "$1/tests/lib.sh"; "$2" -c 1 -d 2 -s 600ms >/dev/null & p=$!; wait_pinned 1 1
-		"$2" -f 80 -c 1 -n 5 -s 2ms -S 20ms >/dev/null; wait $p; echo "$p" >pid' _ "$top" "$mdsection" \
-	>/dev/null 2>&1)
+		"$2" -f 80 -c 1 -n 5 -s 2ms -S 20ms >/dev/null & q=$!; wait $q; wait $p
+		echo "$p" >pid; echo "$q" >preempter' _ "$top" "$mdsection" \
+	>"$work/cmd/log" 2>&1)
 tap_equal "trace-cmd recorded the workload" 0 $?
 "$scripts/md-stacking-report" -i "$work/cmd/trace.dat" -o "$work/cmd" >/dev/null 2>&1
 tap_equal "md-stacking-report reads the trace.dat" 0 $?
@@ -78,7 +79,9 @@ want=$(grep -cE "sched_pinned_preempt: +pid=$cmd_pid " "$work/cmd/text")
 tap_check "trace-cmd report shows most of the 5 wakeups preempting it, 3 or more ($want)" test "$want" -ge 3
 got=$(awk -v pid="$cmd_pid" '$1 == pid && $2 == "mdsection" { print $5 }' "$work/cmd/report.txt")
 tap_equal "and md-stacking-report counts as many" "$want" "$got"
-[ "$got" = "$want" ] || tap_diag "$(cat "$work/cmd/report.txt"; grep -c 'LOST' "$work/cmd/text") lost-event lines"
+[ "$got" = "$want" ] || tap_diag "$(cat "$work/cmd/report.txt" "$work/cmd/log"
+	grep -c 'LOST' "$work/cmd/text"; echo "lost-event lines; the FIFO task on cpu1:"
+	grep -E "\[001\].*(next_pid|prev_pid)=$(cat "$work/cmd/preempter") " "$work/cmd/text" | head -n 6)"
 
 # --- md-hotplug-latency: a task on cpu3 enters three 1 s sleeping sections
 # in a row as the script starts (Python takes over a second to start on the
