@@ -10,7 +10,7 @@ BUILD := build
 USER_CFLAGS := -O2 -g -Wall -Wextra -Wno-missing-field-initializers -Werror
 
 # Debian 12 packages the build, the guest and the tests use.
-PACKAGES := linux-source-6.1 gcc make patch perl flex bison bc libelf-dev \
+PACKAGES := linux-source-6.1 linux-source-6.12 gcc make patch perl flex bison bc libelf-dev \
 	libssl-dev dwarves ccache clang llvm libbpf-dev bpftool bpftrace \
 	busybox-static cpio zstd xz-utils kmod util-linux \
 	rt-tests stress-ng trace-cmd jq python3 linux-perf spin \
@@ -25,7 +25,7 @@ BACKPORTS_PACKAGES := qemu-system-x86
 BACKPORTS_SOURCES := /etc/apt/sources.list.d/bookworm-backports.sources
 QEMU_MIN_MAJOR := 8
 
-.PHONY: all deps kernel kernel-debian mdstat install install-files deb bench bench-tools kernel-stock kernel-debug check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
+.PHONY: all deps kernel kernel-debian mdstat install install-files deb bench bench-tools kernel-stock kernel-debug kernel-rt kernel-rt-stock check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
 
 all: kernel mdload mdstat
 
@@ -65,6 +65,14 @@ kernel-stock: deps
 # With lockdep, atomic-sleep and preemption checks (guest/debug.config).
 kernel-debug: deps
 	@guest/build-kernel --debug
+
+# linux-source-6.12 with PREEMPT_RT (guest/rt.config) and patches/6.12/,
+# and the same without the series.
+kernel-rt: deps
+	@guest/build-kernel --base 6.12 --rt
+
+kernel-rt-stock: deps
+	@guest/build-kernel --base 6.12 --rt --stock
 
 # CO-RE programs compile against the built kernel's own BTF, which has the
 # series' types; they run on kernels without it too (mdstat doctor).
@@ -181,21 +189,27 @@ $(BUILD)/tpcount: bench/tpcount.c $(BUILD)/tpcount.skel.h
 	$(CC) $(USER_CFLAGS) -I$(BUILD) -o $@ $< -lbpf -lelf -lz
 
 # The guest tests on our kernel, then mdstat's and the one-liners' on the
-# stock one, then the properties on the debug one.
+# stock one, the properties on the debug one, and the RT tests on our 6.12
+# PREEMPT_RT kernel.
 STOCK_KERNEL := $(BUILD)/kernel-stock
 DEBUG_KERNEL := $(BUILD)/kernel-mdstat-debug
+RT_KERNEL := $(BUILD)/kernel-mdstat-6.12-rt
 # mdload for them, in this checkout: the kernels' folders are shared by
 # every clone, whose mdload sources may differ.
 STOCK_MDLOAD := $(BUILD)/mdload-stock
 DEBUG_MDLOAD := $(BUILD)/mdload-debug
+RT_MDLOAD := $(BUILD)/mdload-rt
 DEBIAN_MDLOAD := $(BUILD)/mdload-debian
-check: kernel mdload mdstat bench-tools deb kernel-stock kernel-debug kernel-debian
+check: kernel mdload mdstat bench-tools deb kernel-stock kernel-debug kernel-rt kernel-debian
 	@$(MAKE) -s mdload-module KOBJ=$(STOCK_KERNEL)/obj MDLOAD=$(STOCK_MDLOAD)
 	@$(MAKE) -s mdload-module KOBJ=$(DEBUG_KERNEL)/obj MDLOAD=$(DEBUG_MDLOAD)
+	@$(MAKE) -s mdload-module KOBJ=$(RT_KERNEL)/obj MDLOAD=$(RT_MDLOAD)
 	@MDSTAT_STOCK_BZIMAGE=$(STOCK_KERNEL)/obj/arch/x86/boot/bzImage \
 		MDSTAT_STOCK_MDLOAD_KO=$(abspath $(STOCK_MDLOAD))/mdload.ko \
 		MDSTAT_DEBUG_BZIMAGE=$(DEBUG_KERNEL)/obj/arch/x86/boot/bzImage \
 		MDSTAT_DEBUG_MDLOAD_KO=$(abspath $(DEBUG_MDLOAD))/mdload.ko \
+		MDSTAT_RT_BZIMAGE=$(RT_KERNEL)/obj/arch/x86/boot/bzImage \
+		MDSTAT_RT_MDLOAD_KO=$(abspath $(RT_MDLOAD))/mdload.ko \
 		MDSTAT_DEBIAN_KERNEL=$(abspath $(DEBIAN_KERNEL)) \
 		MDSTAT_DEBIAN_MDLOAD_KO=$(abspath $(DEBIAN_MDLOAD))/mdload.ko tests/check
 
@@ -229,18 +243,22 @@ check-debug: kernel-debug mdstat bench-tools $(MDLOAD_HELPERS)
 	@MDSTAT_BZIMAGE=$(DEBUG_KERNEL)/obj/arch/x86/boot/bzImage \
 		MDSTAT_MDLOAD_KO=$(abspath $(DEBUG_MDLOAD))/mdload.ko tests/check
 
-# Kernel development: build/linux-dev/src is a git tree with the series as
-# commits; devtree-build builds it (and mdload for it), export-patches writes
-# the commits back to patches/.
+# Kernel development on a base (BASE=6.12, the default, or 6.1):
+# build/linux-dev-BASE/src is a git tree with patches/BASE/ as commits;
+# devtree-build builds it (and mdload for it), export-patches writes the
+# commits back to patches/BASE/.
+BASE := 6.12
+
 devtree: deps
-	@guest/devtree init
+	@guest/devtree --base $(BASE) init
 
 devtree-build:
-	@guest/devtree build
-	@$(MAKE) -s mdload-module KOBJ=$(BUILD)/linux-dev/obj MDLOAD=$(BUILD)/linux-dev/mdload
+	@guest/devtree --base $(BASE) build
+	@$(MAKE) -s mdload-module KOBJ=$(BUILD)/linux-dev-$(BASE)/obj \
+		MDLOAD=$(BUILD)/linux-dev-$(BASE)/mdload
 
 export-patches:
-	@guest/devtree export
+	@guest/devtree --base $(BASE) export
 
 clean:
 	rm -rf $(BUILD)

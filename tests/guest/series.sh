@@ -1,15 +1,19 @@
 #!/bin/bash
-# The booted kernel is the one built from this checkout's patches/series:
-# guest/build-kernel puts the hash of the patches, in order, in the release,
-# and what each patch adds is there, and what v1 had and v2 dropped is not.
+# The booted kernel is the one built from this checkout's series of its base
+# (patches/6.1/series or patches/6.12/series): guest/build-kernel puts the
+# hash of the patches, in order, in the release, and what each patch adds is
+# there, and what v1 had and v2 dropped is not.
 . "$(dirname "$0")/../lib.sh"
 tap_plan 9
 
-hash=$(grep -v -e '^#' -e '^$' "$top/patches/series" | sed "s|^|$top/patches/|" |
-	xargs cat /dev/null | sha256sum | cut -c1-8)
 release=$(uname -r)
+base=$(cut -d. -f1,2 <<<"$release")
+series=$top/patches/$base
+hash=$(grep -v -e '^#' -e '^$' "$series/series" | sed "s|^|$series/|" |
+	xargs cat /dev/null | sha256sum | cut -c1-8)
+release=${release%-rt}
 release=${release%-debug}
-tap_equal "kernel release carries the series hash" "mdstat-$hash" "${release#*-}"
+tap_equal "kernel release carries the hash of patches/$base" "mdstat-$hash" "${release#*-}"
 
 raw=$(mktemp)
 bpftool btf dump file /sys/kernel/btf/vmlinux format raw >"$raw"

@@ -2,7 +2,7 @@
 # Bad input to the build and the guest runner: a one-line message naming the
 # cause and a distinct exit status, and nothing left half done.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 14
+tap_plan 16
 
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -36,6 +36,9 @@ expect "guest/run: a kernel panic" 123 "panicked" \
 	"$top/guest/run" -- sh -c 'echo c >/proc/sysrq-trigger'
 
 expect "build-kernel: unknown option" 15 "unknown option" "$top/guest/build-kernel" --bogus
+expect "build-kernel: a base with no series" 15 "no series for base '5.10'" \
+	"$top/guest/build-kernel" --base 5.10
+expect "build-kernel: PREEMPT_RT on 6.1" 15 "needs --base 6.12" "$top/guest/build-kernel" --rt
 expect "build-kernel: no tarball" 10 "no kernel source" \
 	env MDSTAT_KERNEL_TARBALL="$scratch/none.tar.xz" "$top/guest/build-kernel"
 
