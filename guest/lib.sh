@@ -190,6 +190,14 @@ outside_mask() {
 	}' <<<"$stat"
 }
 
+# preempt_rt: whether this kernel is PREEMPT_RT, where every spinlock_t is
+# a sleeping lock taken with migrate_disable(): any task, kernel threads and
+# the tests' own, is pinned in ordinary kernel code there, not only in
+# mdload's sections.
+preempt_rt() {
+	uname -v | grep -q PREEMPT_RT
+}
+
 # sched_feature NAME|NO_NAME: set a scheduler feature.
 sched_feature() {
 	echo "$1" >/sys/kernel/debug/sched/features
