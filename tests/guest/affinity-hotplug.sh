@@ -5,7 +5,7 @@
 # kernel falls back to, which /proc then shows).  Debian's 6.1.192 returns
 # 0 and leaves the task where it was, outside its mask, and the task's
 # next section hits WARN_ON_ONCE(!pending) in affine_move_task().  Two
-# ways (patches/0002):
+# ways (patches/6.1/0002):
 #   before  the call comes once cpu3 is inactive: the destination is
 #           picked from the online CPUs because the task is pinned; our
 #           kernel refuses the call, as for a task that is not pinned;

@@ -31,7 +31,7 @@ tap_equal "[006] preempted inside, the task is at depth 5" 1 \
 # each, while every CPU is busy and their affinity keeps changing; then
 # while cpu2 and cpu3 go offline and come back.  (Affinity changes and
 # hotplug at once make Debian's 6.1.192 warn in affine_move_task(); our
-# patches/0001 fixes that, tests/guest/affinity-hotplug.sh shows it and
+# patches/6.1/0001 fixes that, tests/guest/affinity-hotplug.sh shows it and
 # guest/torture runs them together.)
 # sections_under LOAD: run the threads while LOAD runs over their pids.
 sections_under() {

@@ -3,7 +3,7 @@
 # sections, an affinity storm and RT pushes run at once, and it did run
 # them.  Debian's 6.1.192 warns in affine_move_task() under the affinity
 # storm and hotplug together, and breaks the promise that guest/torture
-# checks after every affinity change; patches/0001 fixes both.
+# checks after every affinity change; patches/6.1/0001 fixes both.
 . "$(dirname "$0")/../lib.sh"
 tap_plan 4
 
