@@ -211,18 +211,22 @@ check: kernel mdload mdstat bench-tools deb kernel-stock kernel-debug kernel-rt 
 		MDSTAT_RT_BZIMAGE=$(RT_KERNEL)/obj/arch/x86/boot/bzImage \
 		MDSTAT_RT_MDLOAD_KO=$(abspath $(RT_MDLOAD))/mdload.ko \
 		MDSTAT_DEBIAN_KERNEL=$(abspath $(DEBIAN_KERNEL)) \
-		MDSTAT_DEBIAN_MDLOAD_KO=$(abspath $(DEBIAN_MDLOAD))/mdload.ko tests/check
+		MDSTAT_DEBIAN_MDLOAD_KO=$(abspath $(DEBIAN_MDLOAD))/mdload.ko \
+		MDSTAT_DEBIAN_RT_KERNEL=$(abspath $(DEBIAN_RT_KERNEL)) \
+		MDSTAT_DEBIAN_RT_MDLOAD_KO=$(abspath $(DEBIAN_RT_MDLOAD))/mdload.ko tests/check
 
-# Debian's own kernel of a flavour (amd64, rt-amd64), unpacked with its
-# headers outside the checkout (guest/debian-kernel), and mdload for it:
-# NR_CPUS=8192 where ours has 8.
-DEBIAN_FLAVOUR := amd64
-DEBIAN_KERNEL := $(BUILD)/kernel-debian-$(DEBIAN_FLAVOUR)
+# Debian's own kernels, generic (amd64) and PREEMPT_RT (rt-amd64), each
+# unpacked with its headers outside the checkout (guest/debian-kernel), and
+# mdload for it: the kernels our users run.
+DEBIAN_KERNEL := $(BUILD)/kernel-debian-amd64
+DEBIAN_RT_KERNEL := $(BUILD)/kernel-debian-rt-amd64
+DEBIAN_RT_MDLOAD := $(BUILD)/mdload-debian-rt
 kernel-debian: deps
 	@mkdir -p $(BUILD)
-	@dir=$$(guest/debian-kernel --flavour $(DEBIAN_FLAVOUR) --headers) && \
-		ln -sfn "$$dir" $(DEBIAN_KERNEL)
+	@dir=$$(guest/debian-kernel --flavour amd64 --headers) && ln -sfn "$$dir" $(DEBIAN_KERNEL)
+	@dir=$$(guest/debian-kernel --flavour rt-amd64 --headers) && ln -sfn "$$dir" $(DEBIAN_RT_KERNEL)
 	@$(MAKE) -s mdload-module KOBJ=$(DEBIAN_KERNEL)/kbuild MDLOAD=$(DEBIAN_MDLOAD)
+	@$(MAKE) -s mdload-module KOBJ=$(DEBIAN_RT_KERNEL)/kbuild MDLOAD=$(DEBIAN_RT_MDLOAD)
 
 # Every benchmark, in the guest on both kernels, and one table (bench/run,
 # docs/benchmarks.md); COLD=1 also times a build with nothing cached.

@@ -198,6 +198,14 @@ preempt_rt() {
 	uname -v | grep -q PREEMPT_RT
 }
 
+# rt_sleeper_hangs: whether a SCHED_OTHER task asleep in a section holds an
+# offline of its CPU up for ever: PREEMPT_RT without patches/6.12/0004, as
+# Debian's RT kernel and the stock RT tree (docs/mechanism.md).  Kernels
+# with the series for 6.12 have the fix.
+rt_sleeper_hangs() {
+	preempt_rt && [ ! -d /sys/kernel/tracing/events/sched/sched_pinned_push_queued ]
+}
+
 # sched_feature NAME|NO_NAME: set a scheduler feature.
 sched_feature() {
 	echo "$1" >/sys/kernel/debug/sched/features
@@ -248,9 +256,13 @@ push_scenario() {
 # offline_cpu3_scenario SLEEP: a task sleeps SLEEP in a section on cpu3 and
 # another spins there unpinned, both allowed everywhere; then cpu3 goes
 # offline, which waits for the section.  $pinned and $spinner are their
-# pids; the caller brings cpu3 back and stops the spinner.
+# pids; the caller brings cpu3 back and stops the spinner.  The sleeper is
+# SCHED_FIFO where a SCHED_OTHER one would hold the offline up for ever
+# (rt_sleeper_hangs).
 offline_cpu3_scenario() {
-	"$mdsection" -c 3 -S "$1" &
+	local policy=(-o 0)
+	! rt_sleeper_hangs || policy=(-f 10)
+	chrt "${policy[@]}" "$mdsection" -c 3 -S "$1" &
 	pinned=$!
 	taskset -c 3 perl -e '1 while 1' &
 	spinner=$!
