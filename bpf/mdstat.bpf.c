@@ -269,6 +269,8 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 		task.prio = prev->prio;
 		task.policy = prev->policy;
 		task.depth = prev->migration_disabled;
+		/* Where in its section: through the lock that pins it, on RT. */
+		task.stack_id = bpf_get_stackid(ctx, &stacks, 0);
 		/* The clock only where it is needed: this runs at every switch. */
 		task.since = bpf_ktime_get_ns();
 		pid = prev->pid;

@@ -128,7 +128,7 @@ struct mdstat_stacked {
 	__s32 prio;
 	__u32 policy;
 	__u32 depth;		/* its migration_disabled */
-	__u32 pad;
+	__s32 stack_id;		/* kernel stack where it was preempted, or < 0 */
 	__u64 since;		/* ktime it was preempted */
 };
 

@@ -156,6 +156,13 @@ struct ksyms *ksyms_load(void);
 void ksyms_free(struct ksyms *k);
 int ksyms_format(const struct ksyms *k, __u64 addr, char *buf, size_t size);
 
+/* Kernel stacks of the stacks map (stacks.c). */
+void stack_print(struct session *s, const struct ksyms *k, __s64 stack_id,
+		 __u64 fallback, bool (*cut_at)(const char *sym),
+		 void (*line)(const char *sym, bool first));
+void stack_line_text(const char *sym, bool first);
+void stack_line_json(const char *sym, bool first);
+
 /* The subcommands. */
 int cmd_top(int argc, char **argv);
 int cmd_hist(int argc, char **argv);

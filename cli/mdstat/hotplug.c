@@ -37,48 +37,18 @@ struct hotplug {
 	unsigned long reports;
 };
 
-/*
- * The culprit's kernel stack, from its caller on: the frames of BPF, the
- * tracepoint and migrate_disable()/migrate_enable() themselves go.
- */
+/* A culprit's stack starts at the caller of migrate_disable()/migrate_enable(). */
+static bool section_frame(const char *sym)
+{
+	return !strncmp(sym, "migrate_disable+", 16) || !strncmp(sym, "migrate_enable+", 15);
+}
+
 static void stack_lines(struct session *s, const struct mdstat_event *e,
 			void (*line)(const char *sym, bool first))
 {
 	struct hotplug *h = s->ctx;
-	__u64 ips[MDSTAT_STACK_DEPTH] = {};
-	char sym[160];
-	__u32 id = e->stack_id;
-	int i, from = 0;
 
-	if (e->stack_id < 0 ||
-	    bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &id, ips)) {
-		ksyms_format(h->ksyms, e->caller, sym, sizeof(sym));
-		line(sym, true);
-		return;
-	}
-	for (i = 0; i < MDSTAT_STACK_DEPTH && ips[i]; i++) {
-		ksyms_format(h->ksyms, ips[i], sym, sizeof(sym));
-		if (!strncmp(sym, "migrate_disable+", 16) ||
-		    !strncmp(sym, "migrate_enable+", 15))
-			from = i + 1;
-	}
-	for (i = from; i < MDSTAT_STACK_DEPTH && ips[i]; i++) {
-		ksyms_format(h->ksyms, ips[i], sym, sizeof(sym));
-		line(sym, i == from);
-	}
-}
-
-static void text_stack_line(const char *sym, bool first)
-{
-	(void)first;
-	printf("      %s\n", sym);
-}
-
-static void json_stack_line(const char *sym, bool first)
-{
-	if (!first)
-		putchar(',');
-	json_string(stdout, sym);
+	stack_print(s, h->ksyms, e->stack_id, e->caller, section_frame, line);
 }
 
 /* How long a culprit held the wait up: its section, then its time on the CPU. */
@@ -148,7 +118,7 @@ static void report_text(struct session *s, int cpu, const struct offline *off,
 			printf(" (pinned before mdstat started");
 		printf(", then %.3f ms on the CPU); it %s migration at:\n",
 		       off->culprits[i].on_cpu_after_ns / 1e6, c->arg ? "disabled" : "enabled");
-		stack_lines(s, c, text_stack_line);
+		stack_lines(s, c, stack_line_text);
 	}
 	printf("  explained: %.3f of %.3f ms by %d task(s)\n",
 	       explained_ns(off) / 1e6, off->wait_ns / 1e6, off->nr_culprits);
@@ -194,7 +164,7 @@ static void report_json(struct session *s, int cpu, const struct offline *off,
 		else
 			printf("null");
 		printf(",\"stack_at\":\"%s\",\"stack\":[", c->arg ? "disable" : "enable");
-		stack_lines(s, c, json_stack_line);
+		stack_lines(s, c, stack_line_json);
 		printf("]}");
 	}
 	printf("]}\n");

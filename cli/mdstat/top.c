@@ -25,6 +25,7 @@ struct waiter {
 
 struct top {
 	bool ansi;
+	struct ksyms *ksyms;
 	long intervals;
 	/* per CPU: the counters as this interval ends, and as the last one did */
 	struct mdstat_counters *cur;
@@ -101,6 +102,16 @@ static void print_rate(struct session *s, __u64 n, double secs, enum mdstat_sour
 		printf(" %7.1f", n / secs);
 }
 
+/*
+ * A waiter's stack starts where it was preempted: after the interrupt entry
+ * or the preempt_schedule*() that switched it out, and the scheduler.
+ */
+static bool preemption_frame(const char *sym)
+{
+	return !strncmp(sym, "asm_", 4) || !strncmp(sym, "preempt_schedule", 16) ||
+	       !strncmp(sym, "__schedule+", 11) || !strncmp(sym, "schedule+", 9);
+}
+
 static void print_text(struct session *s, struct top *t,
 		       const struct mdstat_counters *c, double secs, __u64 now)
 {
@@ -164,18 +175,24 @@ static void print_text(struct session *s, struct top *t,
 		       (unsigned long long)w->w.count, w->w.total_ns / 1e6,
 		       w->w.max_ns / 1e6, w->waiting ? " (waiting)" : "");
 	}
+	printf("where %s/%d was preempted:\n", t->waiters[0].w.task.comm, t->waiters[0].pid);
+	stack_print(s, t->ksyms, t->waiters[0].w.task.stack_id, 0, preemption_frame,
+		    stack_line_text);
 }
 
-static void json_waiter(const struct waiter *w)
+static void json_waiter(struct session *s, const struct top *t, const struct waiter *w)
 {
 	printf("{\"pid\":%d,\"tgid\":%d,\"comm\":", w->pid, w->w.task.tgid);
 	json_string(stdout, w->w.task.comm);
 	printf(",\"policy\":\"%s\",\"prio\":%d,\"cpu\":%d,\"depth\":%u,"
-	       "\"waits\":%llu,\"total_ns\":%llu,\"max_ns\":%llu,\"waiting\":%s}",
+	       "\"waits\":%llu,\"total_ns\":%llu,\"max_ns\":%llu,\"waiting\":%s",
 	       policy_name(w->w.task.policy), w->w.task.prio, w->w.task.cpu,
 	       w->w.task.depth, (unsigned long long)w->w.count,
 	       (unsigned long long)w->w.total_ns, (unsigned long long)w->w.max_ns,
 	       w->waiting ? "true" : "false");
+	printf(",\"stack\":[");
+	stack_print(s, t->ksyms, w->w.task.stack_id, 0, preemption_frame, stack_line_json);
+	printf("]}");
 }
 
 /* The counters of cpu since base, or since the start without one. */
@@ -229,7 +246,7 @@ static void print_json(struct session *s, struct top *t,
 	printf("],\"waiters\":[");
 	for (i = 0; i < t->nr_waiters; i++) {
 		printf(i ? "," : "");
-		json_waiter(&t->waiters[i]);
+		json_waiter(s, t, &t->waiters[i]);
 	}
 	printf("],\"lost_events\":%llu,\"lost_tasks\":%llu}\n",
 	       (unsigned long long)s->skel->bss->lost_events,
@@ -364,6 +381,7 @@ int cmd_top(int argc, char **argv)
 	s.on_interval = top_interval;
 	s.ctx = t;
 	t->ansi = !o.batch && !o.json && isatty(STDOUT_FILENO);
+	t->ksyms = ksyms_load();
 	session_note_missing(&s);
 	if (!s.kernel.src[SRC_RUNQUEUES].available) {
 		err = EXIT_NO_SOURCE;
@@ -396,6 +414,7 @@ out:
 		free(t->cur);
 		free(t->prev);
 		free(t->kernel_first);
+		ksyms_free(t->ksyms);
 	}
 	free(t);
 	return err;

@@ -19,9 +19,23 @@
 
 #include "mdload.h"
 
+/* The lock of MDLOAD_SPINLOCK sections: on PREEMPT_RT it pins its holder. */
+static DEFINE_SPINLOCK(mdload_lock);
+
+static bool mdload_lock_request_valid(const struct mdload_section *s)
+{
+	if (!(s->flags & MDLOAD_SPINLOCK))
+		return s->depth >= 1;
+	/* Sleeping or yielding with a spinlock held is a bug anywhere. */
+	if (s->sleep_ns || (s->flags & MDLOAD_YIELD))
+		return false;
+	return IS_ENABLED(CONFIG_PREEMPT_RT) ||
+	       s->spin_ns <= MDLOAD_MAX_PREEMPT_OFF_NS;
+}
+
 static bool mdload_request_valid(const struct mdload_section *s)
 {
-	return s->depth >= 1 && s->depth <= MDLOAD_MAX_DEPTH &&
+	return s->depth <= MDLOAD_MAX_DEPTH && mdload_lock_request_valid(s) &&
 	       !(s->flags & ~MDLOAD_FLAGS) && !s->yields && !s->start_ns &&
 	       s->preempt_off_ns <= MDLOAD_MAX_PREEMPT_OFF_NS &&
 	       s->spin_ns <= MDLOAD_MAX_NS && s->sleep_ns <= MDLOAD_MAX_NS &&
@@ -98,6 +112,9 @@ static void mdload_run_section(struct mdload_section *s)
 		migrate_disable();
 	if (s->preempt_off_ns)
 		preempt_enable();
+	/* On PREEMPT_RT it may block for the lock: on a CPU of its choosing. */
+	if (s->flags & MDLOAD_SPINLOCK)
+		spin_lock(&mdload_lock);
 	s->cpu_enter = raw_smp_processor_id();
 	atomic_inc(&mdload_sections[s->cpu_enter]);
 	start = ktime_get_ns();
@@ -112,6 +129,8 @@ static void mdload_run_section(struct mdload_section *s)
 	s->elapsed_ns = ktime_get_ns() - start;
 	s->interrupted = !done;
 	atomic_dec(&mdload_sections[s->cpu_exit]);
+	if (s->flags & MDLOAD_SPINLOCK)
+		spin_unlock(&mdload_lock);
 	for (i = 0; i < s->depth; i++)
 		migrate_enable();
 }

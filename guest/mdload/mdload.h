@@ -25,13 +25,19 @@
  * queued to preempt it meanwhile finds it pinned.
  * With MDLOAD_YIELD, the spin gives the CPU up with yield() every
  * millisecond: switches out that are not preemptions.
+ * With MDLOAD_SPINLOCK, the spin holds a spinlock_t of the module's: on
+ * PREEMPT_RT a sleeping lock that disables migration itself, so @depth may
+ * be 0 and the lock alone pins the task; elsewhere it disables preemption,
+ * so the spin is MDLOAD_MAX_PREEMPT_OFF_NS at most.  No sleep and no
+ * yield() with it.
  * The kernel fills in the CPU at entry and at exit and the time spent.
  */
 #define MDLOAD_YIELD		0x1
-#define MDLOAD_FLAGS		MDLOAD_YIELD
+#define MDLOAD_SPINLOCK		0x2
+#define MDLOAD_FLAGS		(MDLOAD_YIELD | MDLOAD_SPINLOCK)
 
 struct mdload_section {
-	__u32 depth;		/* in: 1 .. MDLOAD_MAX_DEPTH */
+	__u32 depth;		/* in: 1 .. MDLOAD_MAX_DEPTH (0 with MDLOAD_SPINLOCK) */
 	__u32 flags;		/* in: MDLOAD_* */
 	__u64 spin_ns;		/* in */
 	__u64 sleep_ns;		/* in */

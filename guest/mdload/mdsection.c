@@ -40,6 +40,7 @@ static const struct argp_option option_list[] = {
 	{ "cpu", 'c', "CPU", 0, "Pin the thread to CPU before the first section" },
 	{ "fifo", 'f', "PRIO", 0, "Run as SCHED_FIFO at PRIO (1-99)" },
 	{ "yield", 'y', NULL, 0, "Call yield() every millisecond of the spin" },
+	{ "lock", 'l', NULL, 0, "Spin holding a spinlock_t (on PREEMPT_RT it pins the task; elsewhere 10ms at most; --depth 0 allowed)" },
 	{ "flags", 'F', "N", 0, "Raw flags word of the request (bits the module does not know are refused)" },
 	{ "json", 'j', NULL, 0, "One JSON object per section (NDJSON)" },
 	{ "wait", 'w', NULL, 0, "Once set up, print \"ready\" and wait for a line on standard input before the first section" },
@@ -112,6 +113,9 @@ static error_t parse_option(int key, char *arg, struct argp_state *state)
 		break;
 	case 'y':
 		o->req.flags |= MDLOAD_YIELD;
+		break;
+	case 'l':
+		o->req.flags |= MDLOAD_SPINLOCK;
 		break;
 	case 'F':
 		o->req.flags = option_u64(state, arg, "flags", 0, UINT32_MAX);

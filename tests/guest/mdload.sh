@@ -3,7 +3,7 @@
 # out-of-bound requests refused without harm, root only, and it survives a
 # caller killed mid-section.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 21
+tap_plan 23
 
 tap_check "mdload loads" mdload_load
 tap_equal "/dev/mdload is root-only" "600 root" "$(stat -c '%a %U' /dev/mdload)"
@@ -15,8 +15,8 @@ tap_check "a 2ms spin + 3ms sleep section lasts at least 5ms" test "${elapsed:-0
 
 # Each refused request: exit status 5 (EINVAL), and a valid one still works.
 refused=0
-for request in "-d 0" "-d 17" "-s 1000000001ns" "-S 2s" "-s 600ms -S 600ms" "-F 2" \
-	"-P 11ms" "-P 10ms -s 995ms"; do
+for request in "-d 0" "-d 17" "-s 1000000001ns" "-S 2s" "-s 600ms -S 600ms" "-F 4" \
+	"-P 11ms" "-P 10ms -s 995ms" "-l -S 1ms" "-l -y -s 2ms"; do
 	"$mdsection" $request -n 1 2>/dev/null
 	status=$?
 	if [ "$status" = 5 ] && "$mdsection" -s 10us >/dev/null; then
@@ -25,7 +25,23 @@ for request in "-d 0" "-d 17" "-s 1000000001ns" "-S 2s" "-s 600ms -S 600ms" "-F 
 		tap_diag "request '$request': exit status $status"
 	fi
 done
-tap_equal "8 out-of-bound requests refused with EINVAL, module still working" 8 "$refused"
+tap_equal "10 out-of-bound requests refused with EINVAL, module still working" 10 "$refused"
+
+# --lock: the spin holds a spinlock_t.  On PREEMPT_RT that is a sleeping
+# lock that disables migration, so the lock alone (depth 0) pins the task;
+# elsewhere it disables preemption, and 10 ms is the most it may spin.
+tap_check "a 5 ms spin under the lock at depth 0 is accepted" "$mdsection" -d 0 -l -s 5ms
+if preempt_rt; then
+	"$mdsection" -c 1 -d 0 -l -s 500ms >/dev/null &
+	wait_pinned 1 1
+	pinned_during=$(rq_stat 1 nr_pinned)
+	wait $!
+	tap_check "PREEMPT_RT: the lock alone pins its holder (nr_pinned of cpu1: $pinned_during)" \
+		test "${pinned_during:-0}" -ge 1
+else
+	"$mdsection" -d 0 -l -s 11ms 2>/dev/null
+	tap_equal "without PREEMPT_RT an 11 ms spin under the lock is refused (EINVAL)" 5 $?
+fi
 # With -y the spin calls yield() a millisecond after the last one returned:
 # a 20 ms spin, 20 times at most, and at least half as often (a yield that
 # switches to another task takes a while to come back).
