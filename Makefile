@@ -25,7 +25,7 @@ BACKPORTS_PACKAGES := qemu-system-x86
 BACKPORTS_SOURCES := /etc/apt/sources.list.d/bookworm-backports.sources
 QEMU_MIN_MAJOR := 8
 
-.PHONY: all deps kernel kernel-debian mdstat install install-files deb bench bench-tools kernel-stock kernel-debug kernel-rt kernel-rt-stock check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
+.PHONY: all deps kernel kernel-debian mdstat install install-files deb bench bench-tools kernel-stock kernel-debug kernel-rt kernel-rt-stock kernel-6.12 check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
 
 all: kernel mdload mdstat
 
@@ -73,6 +73,10 @@ kernel-rt: deps
 
 kernel-rt-stock: deps
 	@guest/build-kernel --base 6.12 --rt --stock
+
+# The same 6.12 kernel without PREEMPT_RT: RT against non-RT on one base.
+kernel-6.12: deps
+	@guest/build-kernel --base 6.12
 
 # CO-RE programs compile against the built kernel's own BTF, which has the
 # series' types; they run on kernels without it too (mdstat doctor).

@@ -13,17 +13,27 @@ log=$(mktemp)
 
 # --- [006, 008] Nesting: only the outermost migrate_disable() and
 # migrate_enable() change rq->nr_pinned; the depth is the task's own.
-before=$(rq_stat 1 nr_pinned)
+# nr_pinned_floor: the least of 10 reads of cpu1's nr_pinned, 20 ms apart.
+# On PREEMPT_RT other tasks pin themselves on cpu1 for a moment (their
+# spinlocks) and show in a single read (2 where 1 was due, once).
+nr_pinned_floor() {
+	local _
+	for _ in $(seq 10); do
+		rq_stat 1 nr_pinned
+		sleep 0.02
+	done | sort -n | head -n 1
+}
+before=$(nr_pinned_floor)
 trace_begin md_nest sched_pinned_preempt
 "$mdsection" -c 1 -d 5 -s 600ms >/dev/null &
 pinned=$!
-wait_pinned 1 $((before + 1))
-pinned_during=$(rq_stat 1 nr_pinned)
+wait_pinned 1 1
+pinned_during=$(nr_pinned_floor)
 "$mdsection" -f 80 -c 1 -S 1ms >/dev/null
 wait "$pinned"
 trace_end "$log"
 tap_equal "[006] a depth-5 section adds one to nr_pinned" $((before + 1)) "$pinned_during"
-tap_equal "[006] and takes it away at its end" "$before" "$(rq_stat 1 nr_pinned)"
+tap_equal "[006] and takes it away at its end" "$before" "$(nr_pinned_floor)"
 tap_equal "[006] preempted inside, the task is at depth 5" 1 \
 	"$(trace_count "$log" sched_pinned_preempt "pid=$pinned" depth=5 | awk '{ print ($1 > 0) }')"
 
@@ -165,10 +175,21 @@ moved=$(grep -c . <<<"$dests")
 most=$(sort <<<"$dests" | uniq -c | sort -rn | awk 'NR == 1 { print $1 + 0 }')
 tap_diag "pushes from cpu1 went to: $(tr '\n' ' ' <<<"$dests")"
 tap_check "[009] 4 or more of 6 rounds pushed the FIFO task off cpu1 ($moved)" test "$moved" -ge 4
-tap_check "[009] the pushes went to more than one CPU" \
-	test "$(sort -u <<<"$dests" | grep -c .)" -ge 2
-tap_check "[009] no CPU took more than two thirds of them (${most:-0} of $moved)" \
-	test $(( ${most:-0} * 3 )) -le $(( moved * 2 ))
+# On PREEMPT_RT the premise fails: any task preempted on cpu1 inside a
+# spinlock_t's section leaves it through __set_cpus_allowed_ptr(), whose
+# cpumask_any_and_distribute() moves cpu1's cursor as well.  There the
+# pushes went to cpu2 4 times of 4 in one make check, 3 of 6 in another.
+if preempt_rt; then
+	tap_skip "[009] the pushes went to more than one CPU" \
+		"PREEMPT_RT: kernel sections on cpu1 move its cursor too"
+	tap_skip "[009] no CPU took more than two thirds of them" \
+		"PREEMPT_RT: kernel sections on cpu1 move its cursor too"
+else
+	tap_check "[009] the pushes went to more than one CPU" \
+		test "$(sort -u <<<"$dests" | grep -c .)" -ge 2
+	tap_check "[009] no CPU took more than two thirds of them (${most:-0} of $moved)" \
+		test $(( ${most:-0} * 3 )) -le $(( moved * 2 ))
+fi
 
 # --- [010] SCHED_DEADLINE: a pinned DL task preempted by an earlier-deadline
 # DL task is helped by pull_dl_task() the same way.  DL tasks may only be

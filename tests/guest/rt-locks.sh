@@ -2,17 +2,18 @@
 # Lock-induced pinning on PREEMPT_RT, where a spinlock_t is a sleeping lock
 # taken with migrate_disable(): a task that holds one is pinned for as long
 # as it does, with no migrate_disable() of its own (mdload's --lock at
-# depth 0).  mdstat names it, with a stack through the lock: in top, where
-# it was preempted holding it; in hotplug, where it took it.  Needs the
-# series' events and PREEMPT_RT (elsewhere a spinlock_t disables
-# preemption, and pins nothing).
+# depth 0).  mdstat top names it, with the stack where it was preempted
+# holding the lock.  Needs the series' events and PREEMPT_RT (elsewhere a
+# spinlock_t disables preemption, and pins nothing).  Not here: a CPU
+# offline asked while a task holds a spinlock_t there starts only once the
+# lock is released (docs/mechanism.md), so mdstat hotplug sees no wait.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 7
+tap_plan 4
 mdstat=$top/build/mdstat
 work=$(mktemp -d)
 
 if ! preempt_rt || [ ! -d /sys/kernel/tracing/events/sched/sched_pinned_preempt ]; then
-	for _ in $(seq 7); do
+	for _ in $(seq 4); do
 		tap_skip "lock-induced pinning" "needs PREEMPT_RT and the series"
 	done
 	exit 0
@@ -37,8 +38,12 @@ holder=$(cat "$work/holder")
 traced=$(trace_count "$work/preempts" sched_pinned_preempt "pid=$holder" depth=1)
 tap_check "the kernel saw the lock holder preempted, pinned by the lock alone (depth 1): $traced times" \
 	test "$traced" -ge 8
-waits=$(jq -s "map(select(.type == \"top\") | .waiters[] | select(.pid == $holder) | .waits) | add // 0" "$work/top")
-tap_check "top: it waited for its CPU as often or more ($waits)" test "$waits" -ge "$traced"
+# Each wait lasts the FIFO task's 2 ms spin at least.  (top lists the
+# longest waiters of each interval: on RT others may push it off the list
+# in an interval, so its waits are not counted here.)
+longest=$(jq -s "map(select(.type == \"top\") | .waiters[] | select(.pid == $holder) | .max_ns) | max // 0" "$work/top")
+tap_check "top: its longest wait for its CPU is the FIFO task's 2 ms spin or more ($longest ns)" \
+	test "$longest" -ge 2000000
 tap_equal "top: at depth 1, 'other' policy" "other 1" \
 	"$(jq -r "select(.type == \"top\") | .waiters[] | select(.pid == $holder) | \"\(.policy) \(.depth)\"" "$work/top" | head -n 1)"
 stack=$(jq -r "select(.type == \"top\") | .waiters[] | select(.pid == $holder) | .stack[]" "$work/top" | head -n 12)
@@ -46,24 +51,4 @@ tap_diag "$stack"
 tap_check "top: its stack is where it held the lock (mdload_ioctl)" \
 	grep -q '^mdload_ioctl+' <<<"$stack"
 
-# --- hotplug: the holder spins 800 ms under the lock on cpu3 as cpu3 goes
-# offline; the offline waits for the lock's section.
-offlining() {
-	"$mdsection" -c 3 -d 0 -l -s 800ms >/dev/null &
-	echo $! >"$work/holder"
-	wait_pinned 3 1
-	taskset -p -c 0-3 "$(cat "$work/holder")" >/dev/null
-	echo 0 >/sys/devices/system/cpu/cpu3/online
-	wait
-	echo 1 >/sys/devices/system/cpu/cpu3/online
-}
-export -f offlining
-"$mdstat" hotplug -j -- bash -c '. "$0"/tests/lib.sh; offlining' "$top" >"$work/hotplug" 2>"$work/err"
-holder=$(cat "$work/holder")
-report=$(jq -c 'select(.type == "offline" and .cpu == 3)' "$work/hotplug")
-tap_diag "$(jq -c '.culprits[0]' <<<"$report")"
-tap_equal "hotplug: the lock holder is the first culprit" "$holder" "$(jq '.culprits[0].pid' <<<"$report")"
-stack=$(jq -r '.culprits[0].stack[]' <<<"$report")
-tap_check "hotplug: its stack goes through the lock (rt_spin_lock)" grep -q '^rt_spin_lock+' <<<"$stack"
-tap_check "hotplug: taken in mdload_ioctl" grep -q '^mdload_ioctl+' <<<"$stack"
 rm -rf "$work"
