@@ -5,29 +5,34 @@
 # control.  On PREEMPT_RT a SCHED_OTHER task's hrtimer sleep expires in
 # softirq context, and the dying CPU's ksoftirqd is parked before the wait:
 # without patches/6.12/0004 the sleeper never wakes and the offline never
-# ends (docs/mechanism.md, "PREEMPT_RT").  There, this test asserts the
-# hang, then ends it by killing the sleeper (its sleep is killable), which
-# the offline was waiting for.
+# ends (docs/mechanism.md, "PREEMPT_RT").  There (rt_sleeper_hangs) the
+# test is skipped: the guest would not come back (on Debian's RT kernel the
+# test's own poller, a "chrt -f 1 sleep 0.1", did not return while the
+# offline hung).  MDSTAT_HOTPLUG_HANG=1 runs it there anyway, as
+# the reproducer: the SCHED_OTHER case then fails, and the guest hangs until
+# guest/run's timeout.
 . "$(dirname "$0")/../lib.sh"
-mdload_load
 tap_plan 5
-
-hangs=0
-! rt_sleeper_hangs || hangs=1
+if rt_sleeper_hangs && [ -z "${MDSTAT_HOTPLUG_HANG:-}" ]; then
+	for _ in $(seq 5); do
+		tap_skip "a sleeper in a section holds cpu3's offline" \
+			"PREEMPT_RT without the fix: it hangs the guest (MDSTAT_HOTPLUG_HANG=1 to see)"
+	done
+	exit 0
+fi
+mdload_load
 
 mono_ns() {
 	perl -MTime::HiRes=clock_gettime,CLOCK_MONOTONIC \
 		-e 'printf "%d\n", clock_gettime(CLOCK_MONOTONIC) * 1e9'
 }
 
-# poll_offline SECONDS: wait that long at most for the offline to end.  The
-# poller sleeps as SCHED_FIFO: where the hang is, SCHED_OTHER sleeps on
-# other CPUs stalled too (docs/mechanism.md).
+# poll_offline SECONDS: wait that long at most for the offline to end.
 poll_offline() {
 	local _
 	for _ in $(seq $(($1 * 10))); do
 		kill -0 "$offline_pid" 2>/dev/null || return 0
-		chrt -f 1 sleep 0.1
+		sleep 0.1
 	done
 	! kill -0 "$offline_pid" 2>/dev/null
 }
@@ -46,31 +51,21 @@ sleeper_offline() {
 	taskset -p -c 0-3 "$sleeper" >/dev/null
 	{ echo 0 >/sys/devices/system/cpu/cpu3/online; mono_ns >"$out.offline"; } &
 	offline_pid=$!
-	if [ "$hangs" = 1 ] && [ "$name" = SCHED_OTHER ]; then
-		poll_offline 10
-		tap_equal "$name sleeper, PREEMPT_RT without the fix: 10 s on, cpu3 is not offline and the 1 s sleep not over" \
-			"1 1" "$(cat /sys/devices/system/cpu/cpu3/online) $(cut -d, -f4 /sys/module/mdload/parameters/sections)"
-		kill -KILL "$sleeper"
-		poll_offline 10
-		tap_equal "$name sleeper: killed, it leaves its section, and cpu3 goes offline" \
-			0 "$(cat /sys/devices/system/cpu/cpu3/online)"
-	else
-		poll_offline 10
-		tap_equal "$name sleeper: cpu3 went offline within 10 s" 0 \
-			"$(cat /sys/devices/system/cpu/cpu3/online)"
-		wait "$sleeper"
-		section_end=$(jq -r 'select(.interrupted == false and .cpu_exit == 3) | .start_ns + .elapsed_ns' "$out")
-		section_end=${section_end:-0}
-		offline_ns=$(cat "$out.offline" 2>/dev/null)
-		offline_ns=${offline_ns:-0}
-		tap_check "$name sleeper: the offline ended after the section, within 2 s ($(( (offline_ns - section_end) / 1000000 )) ms)" \
-			test "$section_end" -gt 0 -a "$offline_ns" -gt "$section_end" -a \
-			"$offline_ns" -lt $((section_end + 2000000000))
-	fi
+	poll_offline 10
+	tap_equal "$name sleeper: cpu3 went offline within 10 s" 0 \
+		"$(cat /sys/devices/system/cpu/cpu3/online)"
 	if kill -0 "$offline_pid" 2>/dev/null; then
 		tap_diag "the offline still waits; its stack: $(cat /proc/"$offline_pid"/stack 2>&1)"
 		return 1
 	fi
+	wait "$sleeper"
+	section_end=$(jq -r 'select(.interrupted == false and .cpu_exit == 3) | .start_ns + .elapsed_ns' "$out")
+	section_end=${section_end:-0}
+	offline_ns=$(cat "$out.offline" 2>/dev/null)
+	offline_ns=${offline_ns:-0}
+	tap_check "$name sleeper: the offline ended after the section, within 2 s ($(( (offline_ns - section_end) / 1000000 )) ms)" \
+		test "$section_end" -gt 0 -a "$offline_ns" -gt "$section_end" -a \
+		"$offline_ns" -lt $((section_end + 2000000000))
 	wait
 	rm -f "$out" "$out.offline"
 	echo 1 >/sys/devices/system/cpu/cpu3/online
