@@ -158,10 +158,17 @@ else
 fi
 check 6 "cpu1 was sampled with a task pinned ($(hist_count 6 '@nr_pinned[1]' '[1, 2)') samples)" \
 	test "$(hist_count 6 '@nr_pinned[1]' '[1, 2)')" -ge 5
-equal 6 "cpu1 had at most 2 pinned (the two sections)" \
-	"$(hist_count 6 '@nr_pinned[1]')" \
-	"$(( $(hist_count 6 '@nr_pinned[1]' '[0, 1)') + $(hist_count 6 '@nr_pinned[1]' '[1, 2)') +
-	     $(hist_count 6 '@nr_pinned[1]' '[2, 3)') ))"
+# On PREEMPT_RT any task on cpu1 holding a spinlock_t adds one (Debian's
+# RT kernel: 3 in 1 sample of 507).
+if preempt_rt; then
+	tap_skip "one-liner 6: cpu1 had at most 2 pinned (the two sections)" \
+		"PREEMPT_RT: the kernel's own locks pin tasks on cpu1 too"
+else
+	equal 6 "cpu1 had at most 2 pinned (the two sections)" \
+		"$(hist_count 6 '@nr_pinned[1]')" \
+		"$(( $(hist_count 6 '@nr_pinned[1]' '[0, 1)') + $(hist_count 6 '@nr_pinned[1]' '[1, 2)') +
+		     $(hist_count 6 '@nr_pinned[1]' '[2, 3)') ))"
+fi
 equal 7 "cpu1's md_stats.pinned_preempt is sched/debug's" \
 	"${md_preempt:-}" "$(map_value 7 '@pinned_preempt[1]')"
 
