@@ -125,14 +125,22 @@ static void mdload_run_section(struct mdload_section *s)
 			   s->flags & MDLOAD_YIELD ? &s->yields : NULL) &&
 	       mdload_sleep(s->sleep_ns);
 
-	s->cpu_exit = raw_smp_processor_id();
-	s->elapsed_ns = ktime_get_ns() - start;
 	s->interrupted = !done;
-	atomic_dec(&mdload_sections[s->cpu_exit]);
 	if (s->flags & MDLOAD_SPINLOCK)
 		spin_unlock(&mdload_lock);
+	/*
+	 * The end of the section is stamped where it cannot be preempted
+	 * before the outermost migrate_enable(): a task preempted in between
+	 * would still be pinned after its logged end, and tests hold the
+	 * kernel's events against that end.
+	 */
+	preempt_disable();
+	s->cpu_exit = raw_smp_processor_id();
+	s->elapsed_ns = ktime_get_ns() - start;
+	atomic_dec(&mdload_sections[s->cpu_exit]);
 	for (i = 0; i < s->depth; i++)
 		migrate_enable();
+	preempt_enable();
 }
 
 static long mdload_section_ioctl(struct mdload_section __user *uptr)
