@@ -4,7 +4,7 @@
 # against what the scenario did and what tracefs recorded beside them.
 . "$(dirname "$0")/../lib.sh"
 . "$top/guest/trace-text.sh"
-tap_plan 24
+tap_plan 25
 
 mdload_load || exit 1
 scripts=$top/scripts
@@ -63,25 +63,30 @@ tap_equal "stacking.svg is well formed, a bar per preemption and a marker per pu
 	"$(svg_counts "$work/stacking.svg" 2>&1)"
 
 # The same workload recorded by trace-cmd, reported from its trace.dat.
+# Its buffers are sized here: on 6.1, resizing any instance's buffer (as
+# trace_begin does) marks the top-level one expanded while it keeps its
+# boot size, 7 KB per CPU, and trace-cmd then lost the oldest events of the
+# 600 ms section on cpu1 in 4 of 28 runs of this file ([EVENTS DROPPED]).
+# Fixed upstream in 6.7 ("tracing: Fix unexpected ring buffer expand by
+# instance").
 mkdir "$work/cmd"
-(cd "$work/cmd" && trace-cmd record -q -e sched:sched_pinned_preempt -e sched:sched_switch \
+(cd "$work/cmd" && trace-cmd record -q -b 8192 -e sched:sched_pinned_preempt -e sched:sched_switch \
 	-e sched:sched_pinned_push_queued -e sched:sched_pinned_push_done -o trace.dat \
 	bash -c '. "$1/tests/lib.sh"; "$2" -c 1 -d 2 -s 600ms >/dev/null & p=$!; wait_pinned 1 1
 		"$2" -f 80 -c 1 -n 5 -s 2ms -S 20ms >/dev/null & q=$!; wait $q; wait $p
 		echo "$p" >pid; echo "$q" >preempter' _ "$top" "$mdsection" \
 	>"$work/cmd/log" 2>&1)
 tap_equal "trace-cmd recorded the workload" 0 $?
+trace-cmd report -i "$work/cmd/trace.dat" >"$work/cmd/text" 2>/dev/null
+tap_equal "and lost no event" 0 "$(grep -c 'EVENTS DROPPED' "$work/cmd/text")"
 "$scripts/md-stacking-report" -i "$work/cmd/trace.dat" -o "$work/cmd" >/dev/null 2>&1
 tap_equal "md-stacking-report reads the trace.dat" 0 $?
-trace-cmd report -i "$work/cmd/trace.dat" >"$work/cmd/text" 2>/dev/null
 cmd_pid=$(cat "$work/cmd/pid")
 want=$(grep -cE "sched_pinned_preempt: +pid=$cmd_pid " "$work/cmd/text")
 tap_check "trace-cmd report shows most of the 5 wakeups preempting it, 3 or more ($want)" test "$want" -ge 3
 got=$(awk -v pid="$cmd_pid" '$1 == pid && $2 == "mdsection" { print $5 }' "$work/cmd/report.txt")
 tap_equal "and md-stacking-report counts as many" "$want" "$got"
-[ "$got" = "$want" ] || tap_diag "$(cat "$work/cmd/report.txt" "$work/cmd/log"
-	grep -c 'LOST' "$work/cmd/text"; echo "lost-event lines; the FIFO task on cpu1:"
-	grep -E "\[001\].*(next_pid|prev_pid)=$(cat "$work/cmd/preempter") " "$work/cmd/text" | head -n 6)"
+[ "$got" = "$want" ] || tap_diag "$(cat "$work/cmd/report.txt" "$work/cmd/log")"
 
 # --- md-hotplug-latency: a task on cpu3 enters three 1 s sleeping sections
 # in a row as the script starts (Python takes over a second to start on the
