@@ -98,46 +98,62 @@ static const struct kernel_param_ops mdload_sections_ops = {
 module_param_cb(sections, &mdload_sections_ops, NULL, 0444);
 MODULE_PARM_DESC(sections, "Sections in progress, per CPU");
 
+/*
+ * A section's first and last moments, each taken where the task cannot be
+ * preempted between it and what pins or unpins it: a task preempted there
+ * would be pinned outside its logged bounds, and tests hold the kernel's
+ * events against them.
+ */
+static void mdload_section_begin(struct mdload_section *s)
+{
+	s->cpu_enter = raw_smp_processor_id();
+	atomic_inc(&mdload_sections[s->cpu_enter]);
+	s->start_ns = ktime_get_ns();
+}
+
+static void mdload_section_end(struct mdload_section *s)
+{
+	s->cpu_exit = raw_smp_processor_id();
+	s->elapsed_ns = ktime_get_ns() - s->start_ns;
+	atomic_dec(&mdload_sections[s->cpu_exit]);
+}
+
+/*
+ * At depth 0 the section is the lock's: its holder cannot move (migration
+ * disabled on PREEMPT_RT, preemption elsewhere).
+ */
 static void mdload_run_section(struct mdload_section *s)
 {
 	bool done = true;
-	u64 start;
 	u32 i;
 
-	if (s->preempt_off_ns) {
-		preempt_disable();
+	preempt_disable();
+	if (s->preempt_off_ns)
 		done = mdload_spin(ktime_get_ns() + s->preempt_off_ns, NULL);
-	}
 	for (i = 0; i < s->depth; i++)
 		migrate_disable();
-	if (s->preempt_off_ns)
-		preempt_enable();
-	/* On PREEMPT_RT it may block for the lock: on a CPU of its choosing. */
+	if (s->depth)
+		mdload_section_begin(s);
+	preempt_enable();
+	/* On PREEMPT_RT it may block for the lock, inside the section. */
 	if (s->flags & MDLOAD_SPINLOCK)
 		spin_lock(&mdload_lock);
-	s->cpu_enter = raw_smp_processor_id();
-	atomic_inc(&mdload_sections[s->cpu_enter]);
-	start = ktime_get_ns();
-	s->start_ns = start;
+	if (!s->depth)
+		mdload_section_begin(s);
 
 	done = done &&
-	       mdload_spin(start + s->spin_ns,
+	       mdload_spin(s->start_ns + s->spin_ns,
 			   s->flags & MDLOAD_YIELD ? &s->yields : NULL) &&
 	       mdload_sleep(s->sleep_ns);
 
 	s->interrupted = !done;
+	if (!s->depth)
+		mdload_section_end(s);
 	if (s->flags & MDLOAD_SPINLOCK)
 		spin_unlock(&mdload_lock);
-	/*
-	 * The end of the section is stamped where it cannot be preempted
-	 * before the outermost migrate_enable(): a task preempted in between
-	 * would still be pinned after its logged end, and tests hold the
-	 * kernel's events against that end.
-	 */
 	preempt_disable();
-	s->cpu_exit = raw_smp_processor_id();
-	s->elapsed_ns = ktime_get_ns() - start;
-	atomic_dec(&mdload_sections[s->cpu_exit]);
+	if (s->depth)
+		mdload_section_end(s);
 	for (i = 0; i < s->depth; i++)
 		migrate_enable();
 	preempt_enable();
