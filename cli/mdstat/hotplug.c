@@ -5,14 +5,13 @@
  * each one that left its section during the wait, where it had disabled
  * migration, and how long it kept the CPU after its section.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "mdstat.skel.h"
-
-#define MAX_CULPRITS	16
 
 /* A task that left its section during the wait, then the CPU. */
 struct culprit {
@@ -26,8 +25,13 @@ struct offline {
 	bool waited;
 	struct mdstat_event wait_begin;
 	__u64 wait_ns;
-	struct culprit culprits[MAX_CULPRITS];
-	int nr_culprits;
+	/*
+	 * One per section left during the wait, none dropped: on PREEMPT_RT
+	 * a task pins itself again and again in the kernel's locks before it
+	 * leaves, and its last section is the one that held the wait.
+	 */
+	struct culprit *culprits;
+	int nr_culprits, max_culprits;
 	__u64 balance_pushes;
 };
 
@@ -71,6 +75,48 @@ static __u64 explained_ns(const struct offline *off)
 			last = t;
 	}
 	return last < off->wait_ns ? last : off->wait_ns;
+}
+
+/* How many tasks the culprits are. */
+static int culprit_tasks(const struct offline *off)
+{
+	int i, j, tasks = 0;
+
+	for (i = 0; i < off->nr_culprits; i++) {
+		for (j = 0; j < i; j++)
+			if (off->culprits[j].left_section.pid == off->culprits[i].left_section.pid)
+				break;
+		tasks += j == i;
+	}
+	return tasks;
+}
+
+static int culprit_add(struct offline *off, const struct mdstat_event *e)
+{
+	struct culprit *more;
+	int max;
+
+	if (off->nr_culprits == off->max_culprits) {
+		max = off->max_culprits ? 2 * off->max_culprits : 16;
+		more = realloc(off->culprits, max * sizeof(*more));
+		if (!more)
+			return -ENOMEM;
+		off->culprits = more;
+		off->max_culprits = max;
+	}
+	off->culprits[off->nr_culprits++] = (struct culprit){ .left_section = *e };
+	return 0;
+}
+
+/* Forget an offline, keeping the array for the culprits of the next. */
+static void offline_reset(struct offline *off)
+{
+	struct culprit *culprits = off->culprits;
+	int max = off->max_culprits;
+
+	memset(off, 0, sizeof(*off));
+	off->culprits = culprits;
+	off->max_culprits = max;
 }
 
 /* A culprit switched out: the last entry of that task. */
@@ -121,7 +167,7 @@ static void report_text(struct session *s, int cpu, const struct offline *off,
 		stack_lines(s, c, stack_line_text);
 	}
 	printf("  explained: %.3f of %.3f ms by %d task(s)\n",
-	       explained_ns(off) / 1e6, off->wait_ns / 1e6, off->nr_culprits);
+	       explained_ns(off) / 1e6, off->wait_ns / 1e6, culprit_tasks(off));
 }
 
 static void report_json(struct session *s, int cpu, const struct offline *off,
@@ -180,7 +226,7 @@ static void report(struct session *s, int cpu, const struct mdstat_event *end)
 	else
 		report_text(s, cpu, off, end);
 	h->reports++;
-	memset(off, 0, sizeof(*off));
+	offline_reset(off);
 }
 
 static int hotplug_event(struct session *s, const struct mdstat_event *e)
@@ -193,7 +239,7 @@ static int hotplug_event(struct session *s, const struct mdstat_event *e)
 	off = &h->cpus[e->cpu];
 	switch (e->type) {
 	case MDSTAT_EV_OFFLINE_BEGIN:
-		memset(off, 0, sizeof(*off));
+		offline_reset(off);
 		off->active = true;
 		off->begin = *e;
 		break;
@@ -205,9 +251,7 @@ static int hotplug_event(struct session *s, const struct mdstat_event *e)
 		off->wait_begin = *e;
 		break;
 	case MDSTAT_EV_CULPRIT:
-		if (off->nr_culprits < MAX_CULPRITS)
-			off->culprits[off->nr_culprits++].left_section = *e;
-		break;
+		return culprit_add(off, e);
 	case MDSTAT_EV_CULPRIT_LEFT:
 		culprit_left(off, e);
 		break;
@@ -240,7 +284,7 @@ int cmd_hotplug(int argc, char **argv)
 	struct mdstat_options o;
 	struct session s = {};
 	struct hotplug *h;
-	int err;
+	int cpu, err;
 
 	options_parse(&hotplug_argp, argc, argv, &o);
 	err = EXIT_RUNTIME;
@@ -276,6 +320,8 @@ int cmd_hotplug(int argc, char **argv)
 out:
 	if (h) {
 		ksyms_free(h->ksyms);
+		for (cpu = 0; h->cpus && cpu < o.nr_cpus; cpu++)
+			free(h->cpus[cpu].culprits);
 		free(h->cpus);
 	}
 	session_close(&s);
