@@ -147,12 +147,13 @@ else
 		test "$depth" -ge "$by_fifo" -a "$depth" -le "$switched"
 fi
 # On PREEMPT_RT mdsection is also pinned in the kernel's own sections
-# (sleeping locks, depth 1) outside its section: those at depth 2 are its
-# section's, the FIFO task's preemptions at least, and the rest at depth 1.
+# (sleeping locks): at depth 1 outside its section, or nested in it (one
+# of 47 at depth 3 once, on Debian's RT kernel).  Those at depth 2 are its
+# section's, the FIFO task's preemptions at least.
 at2=$(hist_count 5 '@depth[mdsection]' '[2, 3)')
 if preempt_rt; then
-	check 5 "PREEMPT_RT: the FIFO task's $by_fifo or more at depth 2 ($at2), the others at depth 1" \
-		test "$at2" -ge "$by_fifo" -a $((at2 + $(hist_count 5 '@depth[mdsection]' '[1, 2)'))) -eq "$depth"
+	check 5 "PREEMPT_RT: the FIFO task's $by_fifo or more at depth 2 ($at2 of $depth)" \
+		test "$at2" -ge "$by_fifo" -a "$at2" -le "$depth"
 else
 	equal 5 "all of them at depth 2" "$depth" "$at2"
 fi
