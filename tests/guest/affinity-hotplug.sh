@@ -2,10 +2,12 @@
 # sched_setaffinity() of a task asleep in a migrate_disable() section, to
 # a CPU that is going down.  The call must not return 0 before the task is
 # inside its new mask (or, that CPU being unusable, inside the mask the
-# kernel falls back to, which /proc then shows).  Debian's 6.1.192 returns
-# 0 and leaves the task where it was, outside its mask, and the task's
-# next section hits WARN_ON_ONCE(!pending) in affine_move_task().  Two
-# ways (patches/6.1/0002):
+# kernel falls back to, which /proc then shows).  Debian's 6.1.192 and
+# 6.12.118 with PREEMPT_RT return 0 and leave the task where it was,
+# outside its mask, and the task's next section hits WARN_ON_ONCE(!pending)
+# in affine_move_task() (on 6.12 RT without the series, only with the
+# holder below SCHED_FIFO: its hrtimer sleep would hang the offline,
+# patches/6.12/0004).  Two ways (patches/6.1/0002, patches/6.12/0002):
 #   before  the call comes once cpu3 is inactive: the destination is
 #           picked from the online CPUs because the task is pinned; our
 #           kernel refuses the call, as for a task that is not pinned;
