@@ -1,8 +1,8 @@
 #!/bin/bash
 # Benchmark 2, in the guest: what watching costs a scheduler-heavy load.
-# Two loads, each on one CPU (BENCH_CPU, cpu1 by default; bench/run boots
-# one vCPU counting instructions, where a load's time is what it and the
-# probes executed, and uses cpu0):
+# Two loads (BENCH_LOADS, both by default), each on one CPU (BENCH_CPU,
+# cpu1 by default; bench/run boots one vCPU counting instructions, where a
+# load's time is what it, the probes and the tool executed, and uses cpu0):
 #   messaging  "perf bench sched messaging", the load issue 7 names: groups
 #              of senders and receivers passing messages over sockets;
 #   pipe       "perf bench sched pipe", two tasks passing a token through
