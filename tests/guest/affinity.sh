@@ -29,29 +29,29 @@ res_ns=1000
 
 trace_begin md_affinity_storm sched_affinity_wait sched_switch \
 	syscalls/sys_enter_sched_setaffinity syscalls/sys_exit_sched_setaffinity
-pids=()
-for t in 1 2 3; do
-	"$mdsection" -j -n 400 -s 2ms -S 2ms >"$work/sections.$t" &
-	pids+=($!)
-done
-# The storm: one call after another, a millisecond or two apart, each
-# logged (target and mask) in the order made, until the threads are done.
-python3 - "$work/calls" "${pids[@]}" <<'EOF_STORM'
-import os, random, sys, time
+# The storm starts the threads itself, once its interpreter is up: in a
+# fresh guest, python's start-up over 9p once outlasted all their sections
+# and the storm made no call (make check on a new machine).  Then one call
+# after another, a millisecond or two apart, each logged (target and mask)
+# in the order made, until the threads are done.  It prints their pids.
+pids=($(python3 - "$work" "$mdsection" <<'EOF_STORM'
+import os, random, subprocess, sys, time
+work, mdsection = sys.argv[1], sys.argv[2]
 masks = [{0}, {1}, {2}, {3}, {0, 1}, {2, 3}, {1, 2}, {0, 3}, {0, 1, 2}, {1, 2, 3}]
-targets = [int(p) for p in sys.argv[2:]]
-with open(sys.argv[1], "w") as log:
-    while targets:
-        pid, mask = random.choice(targets), random.choice(masks)
+threads = [subprocess.Popen([mdsection, "-j", "-n", "400", "-s", "2ms", "-S", "2ms"],
+                            stdout=open(f"{work}/sections.{t}", "w")) for t in (1, 2, 3)]
+with open(work + "/calls", "w") as log:
+    while running := [t.pid for t in threads if t.poll() is None]:
+        pid, mask = random.choice(running), random.choice(masks)
         try:
             os.sched_setaffinity(pid, mask)
         except ProcessLookupError:
-            targets.remove(pid)
             continue
         print(os.getpid(), pid, ",".join(map(str, sorted(mask))), file=log)
         time.sleep(random.uniform(0.001, 0.002))
+print(*(t.pid for t in threads))
 EOF_STORM
-wait "${pids[@]}"
+))
 trace_end "$work/trace"
 
 python3 - "$work" "$res_ns" "${pids[@]}" >"$work/verdict" <<'EOF'
@@ -77,6 +77,7 @@ for line in open(work + "/calls"):
     caller, target, mask = line.split()
     calls.append({"caller": int(caller), "target": int(target), "mask": cpus(mask)})
 storm = calls[0]["caller"] if calls else -1
+logged = len(calls)
 
 record = re.compile(r"^\s*(.+)-(\d+)\s+\[(\d+)\]\s+\S+\s+([\d.]+): (.*)$")
 waits, switches, entered, exited, blocked = [], [], [], [], []
@@ -146,7 +147,7 @@ for pid, done in by_target.items():
         outside += [(pid, ts, cpu, sorted(call["mask"])) for ts, p, cpu in switches
                     if p == pid and since + res < ts < until and cpu not in call["mask"]]
 
-print(f"calls {len(calls)} switches {len(switches)}")
+print(f"calls {len(calls)} switches {len(switches)} (logged {logged}, traced {len(entered)})")
 print(f"must_wait {len(must_wait)}")
 print(f"waits {len(waits)}")
 print(f"unexplained {len(unexplained)} {unexplained[:3]}")
