@@ -205,6 +205,8 @@ tap_equal "trace: push_queued for the FIFO 50 task on cpu1" 1 \
 # PREEMPT_RT the task may be pulled on and pushed again from another CPU,
 # where the kernel's own locks pinned what it preempted (once: pulled to
 # cpu3 by irq_work/3, pushed on to cpu2 by migration/3).
+tap_diag "tracefs, migration/1 moved it: $(echo $moves | sed 's/.*sched_migrate_task: //')"
+tap_diag "mdstat: $(jq -c "select(.pid == $pusher) | [.event, .cpu, .result, .dest_cpu]" "$work/trace" | tr '\n' ' ')"
 tap_equal "trace: as many push_done on cpu1 moved it as tracefs saw migration/1 move it" \
 	"$(grep -c . <<<"$moves")" \
 	"$(jq -c "select(.event == \"push_done\" and .pid == $pusher and .cpu == 1 and .result == \"moved\")" "$work/trace" | wc -l)"
@@ -340,7 +342,13 @@ tap_check "affinity: the wait is nine tenths of taskset's sched_setaffinity() or
 # --- Bad input, signals and pipes ---------------------------------------------
 before=$(linked)
 "$mdstat" top -j -i 0.2 >"$work/top" 2>&1 &
-sleep 3
+# Once it runs: its first interval is out.  A fixed 3 s was once too short
+# (Debian's RT kernel, a cold make check): the SIGTERM came before mdstat
+# had set its handler and ended it with status 143, no summary.
+for _ in $(seq 300); do
+	grep -q '"type":"top"' "$work/top" && break
+	sleep 0.1
+done
 kill -TERM $!
 wait $!
 tap_equal "top: SIGTERM ends it with status 0 and a summary" "0 1" \
