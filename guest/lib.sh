@@ -134,6 +134,18 @@ wait_on_cpu() {
 	return 1
 }
 
+# wait_line FILE REGEX: wait, 30 s at most, until a line of FILE matches
+# REGEX (a program in the background says it is ready).
+wait_line() {
+	local _
+	for _ in $(seq 300); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "# timed out waiting for '$2' in $1" >&2
+	return 1
+}
+
 # start_held NAME CMD...: start CMD, which prints "ready" once set up and
 # then waits for a line on its standard input, and wait for the "ready".
 # ${NAME}_pid is its pid; "release NAME" sends the line.

@@ -88,7 +88,7 @@ on_cpu() {
 # section that is ending, not open one of its own and run again.
 "$top/build/tpcount" --pin >"$log.tp" &
 tpcount=$!
-for _ in $(seq 100); do grep -q ready "$log.tp" && break; sleep 0.1; done
+wait_line "$log.tp" ready
 "$mdsection" -n 20 -s 1ms >/dev/null
 kill -INT "$tpcount"
 wait "$tpcount"

@@ -17,7 +17,7 @@ counted() {
 	local consumer _
 	"$tpcount" >"$out" &
 	consumer=$!
-	for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.1; done
+	wait_line "$out" ready
 	"$mdpairs" -c 1 -k "$1" -n "$pairs" >/dev/null
 	kill -INT "$consumer"
 	wait "$consumer"

@@ -345,10 +345,7 @@ before=$(linked)
 # Once it runs: its first interval is out.  A fixed 3 s was once too short
 # (Debian's RT kernel, a cold make check): the SIGTERM came before mdstat
 # had set its handler and ended it with status 143, no summary.
-for _ in $(seq 300); do
-	grep -q '"type":"top"' "$work/top" && break
-	sleep 0.1
-done
+wait_line "$work/top" '"type":"top"'
 kill -TERM $!
 wait $!
 tap_equal "top: SIGTERM ends it with status 0 and a summary" "0 1" \
