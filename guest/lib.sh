@@ -86,11 +86,14 @@ rq_stat() {
 }
 
 # stuck_ms FILE PID [DECIMALS]: milliseconds PID, pinned, waited for its CPU
-# in the trace FILE: from each sched_pinned_preempt to the sched_switch back
-# to it; a whole number unless DECIMALS says otherwise.
+# in the trace FILE: from the switch out that follows each
+# sched_pinned_preempt (the event comes before the next task is picked) to
+# the sched_switch back to it, as mdstat counts; a whole number unless
+# DECIMALS says otherwise.
 stuck_ms() {
 	awk -v pid="$2" -v decimals="${3:-0}" '
-		/ sched_pinned_preempt: / && $0 ~ " pid=" pid " " { t = $4 + 0 }
+		/ sched_pinned_preempt: / && $0 ~ " pid=" pid " " { preempted = 1 }
+		/ sched_switch: / && preempted && $0 ~ "prev_pid=" pid " " { t = $4 + 0; preempted = 0 }
 		/ sched_switch: / && t && $0 ~ "next_pid=" pid " " { total += $4 - t; t = 0 }
 		END { printf "%.*f\n", decimals, decimals ? total * 1000 : int(total * 1000) }' "$1"
 }

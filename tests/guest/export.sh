@@ -127,7 +127,11 @@ tap_equal "no preemption of it counted on another CPU" 0 \
 	"$(awk '$1 ~ /^mdstat_pinned_preemptions_total\{/ && $1 !~ /cpu="1"/ { n += $2 } END { print n + 0 }' "$work/after")"
 wait_ms=$(sample "$work/after" 'mdstat_pinned_wait_seconds_total{cpu="1"}' | awk '{ printf "%.3f\n", $1 * 1000 }')
 # Each wait may be off by the time the host took the vCPU away between
-# tracefs' clock read and mdstat's (mdstat.sh).
+# tracefs' clock read and mdstat's (mdstat.sh).  Measured on 2026-12-06 in
+# 4 runs on our kernel and 4 on the stock one: within 0.4 ms, but +5.3 and
+# -1.7 ms in the first run of each boot.  Before mdstat read its clock ahead
+# of its stack walk, CI runs were off by 1.6 to 7.8 ms, mdstat always
+# short.  Those tails keep the bound at a quarter + 10 ms.
 tap_check "its waits add up to sched_switch's, within a quarter + 10 ms ($wait_ms ms, tracefs $truth_ms ms)" \
 	awk -v got="$wait_ms" -v want="$truth_ms" 'BEGIN { d = got - want; if (d < 0) d = -d; exit !(got > 0 && d <= want / 4 + 10) }'
 tap_equal "mdstat_stacked_tasks{cpu=1}: none left stacked" 0 \
