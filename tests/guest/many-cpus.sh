@@ -31,6 +31,7 @@ tap_equal "mdstat doctor: everything this kernel offers works" 0 "$?"
 # task's wakeups could find one of those running (in one run it preempted
 # the pinned task once, not 8 times; 6 switches went to other tasks).
 stacking() {
+	shell_off_cpu "$last"
 	trace_begin md_many sched_switch
 	"$mdsection" -f 10 -c "$last" -d 2 -s 1s >/dev/null &
 	echo $! >"$work/pinned"
