@@ -184,9 +184,11 @@ else
 fi
 
 # --- Pushes: the article's scenario; the FIFO 50 task that preempts the
-# pinned FIFO 10 one is pushed away (tracefs records where it went).
+# pinned FIFO 10 one is pushed away (tracefs records where it went, and the
+# stack of each move at FIFO 50).
 pushing() {
 	trace_begin md_mdstat_push sched_migrate_task
+	echo "stacktrace if prio == 49" >"$trace/events/sched/sched_migrate_task/trigger"
 	push_scenario "${held_spinner[@]}" 0.3 >/dev/null
 	echo "$pinned $pusher" >"$work/push-pids"
 	trace_end "$work/migrations"
@@ -194,14 +196,25 @@ pushing() {
 export -f pushing
 in_scenario pushing trace -j -e push >"$work/trace" 2>"$work/err"
 read -r pinned pusher <"$work/push-pids"
-# Where push_cpu_stop (migration/1) moved the FIFO 50 task, per tracefs.  A
+# Where push_cpu_stop moved the FIFO 50 task off cpu1, per tracefs: its
+# moves whose stack has push_cpu_stop.  Not every move by migration/1 is
+# one: it runs migration_cpu_stop too (sched_exec() moved the forked shell
+# off cpu1 as it began to exec chrt, 1 run in 20 on our 6.12 RT kernel),
+# and what an interrupt moves while it runs is traced under its name (the
+# RT balancer's IPI pushed the task as migration/1 began to run, 1 run in
+# 60: mdstat said "migrated", and rightly).  A
 # push may also find no lower CPU as the stopper runs (seen on the debug
-# kernel): mdstat must then not say it moved.  Only its moves at FIFO 50:
-# migration/1 also runs migration_cpu_stop, for sched_exec() too, which
-# moved the forked shell off cpu1 as it began to exec chrt (on our 6.12 RT
-# kernel, 1 run in 20).  At FIFO 50 it may be pushed before it is perl, to
-# make room for a task the kernel's own locks pinned (RT).
-moves=$(grep -E "^ *migration/1-.* sched_migrate_task: comm=[^ ]+ pid=$pusher prio=49 orig_cpu=1 " "$work/migrations")
+# kernel): mdstat must then not say it moved.  At FIFO 50 the task may be
+# pushed before it is perl, to make room for a task the kernel's own locks
+# pinned (RT, seen as chrt): those count too.
+moves=$(awk -v pid="$pusher" '
+	match($0, /[[][0-9]+[]]/) { cpu = substr($0, RSTART, RLENGTH) }
+	/ sched_migrate_task: / {
+		move[cpu] = ($0 ~ " pid=" pid " prio=49 orig_cpu=1 ") ? $0 : ""
+		next
+	}
+	/ <stack trace>$/ { stack = move[cpu]; move[cpu] = ""; next }
+	/^ => push_cpu_stop$/ && stack != "" { print stack; stack = "" }' "$work/migrations")
 dest=$(head -n 1 <<<"$moves" | sed -n 's/.*dest_cpu=\([0-9]*\).*/\1/p')
 tap_equal "trace: push_queued for the FIFO 50 task on cpu1" 1 \
 	"$(jq -c "select(.event == \"push_queued\" and .pid == $pusher and .cpu == 1)" "$work/trace" | head -n 1 | wc -l)"
@@ -209,9 +222,9 @@ tap_equal "trace: push_queued for the FIFO 50 task on cpu1" 1 \
 # PREEMPT_RT the task may be pulled on and pushed again from another CPU,
 # where the kernel's own locks pinned what it preempted (once: pulled to
 # cpu3 by irq_work/3, pushed on to cpu2 by migration/3).
-tap_diag "tracefs, migration/1 moved it: $(echo $moves | sed 's/.*sched_migrate_task: //')"
+tap_diag "tracefs, push_cpu_stop on cpu1 moved it: $(sed 's/^ *//; s/: sched_migrate_task: / /' <<<"$moves" | tr '\n' ' ')"
 tap_diag "mdstat: $(jq -c "select(.pid == $pusher) | [.event, .comm, .cpu, .result, .dest_cpu, .other_pid]" "$work/trace" | tr '\n' ' ')"
-tap_equal "trace: as many push_done on cpu1 moved it as tracefs saw migration/1 move it" \
+tap_equal "trace: as many push_done on cpu1 moved it as push_cpu_stop did in tracefs" \
 	"$(grep -c . <<<"$moves")" \
 	"$(jq -c "select(.event == \"push_done\" and .pid == $pusher and .cpu == 1 and .result == \"moved\")" "$work/trace" | wc -l)"
 tap_equal "trace: the first moved it where tracefs says (${dest:-nowhere})" "$dest" \
