@@ -226,21 +226,26 @@ sched_feature() {
 	echo "$1" >/sys/kernel/debug/sched/features
 }
 
-# shell_off_cpu [CPU]: this shell, and every command it starts from now on,
-# runs on the online CPUs but CPU (on all of them without CPU).  A scenario
-# whose FIFO task spins on CPU keeps its shell elsewhere: on PREEMPT_RT a
-# command of its own there, preempted with migration disabled (inside any
-# spinlock_t), waits out the whole spin.  Seen on our 6.12 RT kernel in 3 of
-# 40 runs of push_scenario: wait_pinned's seq, preempted on cpu1 by the
-# FIFO 10 task at migrate-disable depth 1 or 4, ran again about a second
-# later, and the scenario missed the 1 s section.
+# shell_off_cpu CPU: take CPU out of the CPUs this shell may run on, and so
+# out of every command's it starts from now on; shell_cpus_back puts them
+# back.  A scenario whose FIFO task spins on CPU keeps its shell elsewhere:
+# on PREEMPT_RT a command of its own there, preempted with migration
+# disabled (inside any spinlock_t), waits out the whole spin.  Seen on our
+# 6.12 RT kernel in 3 of 40 runs of push_scenario: wait_pinned's seq,
+# preempted on cpu1 by the FIFO 10 task at migrate-disable depth 1 or 4,
+# ran again about a second later, and the scenario missed the 1 s section.
 shell_off_cpu() {
 	local cpus
-	cpus=$(tr -d '\n' </sys/devices/system/cpu/online | awk -v off="${1:--1}" -v RS=, -F- '
-		{ for (cpu = $1; cpu <= ($2 == "" ? $1 : $2); cpu++)
+	shell_cpus=$(taskset -p -c "$BASHPID" | sed 's/.*: //')
+	cpus=$(awk -v off="$1" -v RS='[,\n]' -F- '
+		$1 != "" { for (cpu = $1 + 0; cpu <= ($2 == "" ? $1 : $2) + 0; cpu++)
 			if (cpu != off) list = list (list == "" ? "" : ",") cpu }
-		END { print list }')
-	taskset -p -c "$cpus" "$BASHPID" >/dev/null
+		END { print list }' <<<"$shell_cpus")
+	[ -z "$cpus" ] || taskset -p -c "$cpus" "$BASHPID" >/dev/null
+}
+
+shell_cpus_back() {
+	taskset -p -c "$shell_cpus" "$BASHPID" >/dev/null
 }
 
 # A spinner that waits for its go (start_held): the task to push away.
@@ -284,7 +289,7 @@ push_scenario() {
 	fi
 	pusher=$pusher_pid
 	wait "$pusher" "$pinned" "$puller"
-	shell_off_cpu
+	shell_cpus_back
 }
 
 # offline_cpu3_scenario SLEEP: a task sleeps SLEEP in a section on cpu3 and
