@@ -164,7 +164,7 @@ tap_check "[010] with it, it waits less than a quarter of that (${with} ms)" \
 # pushes went to one CPU, moved there by the affinity changes around them.)
 sched_feature NO_RT_PUSH_IPI
 taskset -p -c 0 $$ >/dev/null
-trace_begin md_spread sched_pinned_push_done
+trace_begin md_spread sched_pinned_push_queued sched_pinned_push_done
 for round in 1 2 3 4 5 6; do
 	push_scenario "${held_spinner[@]}" 0.05 >/dev/null
 done
@@ -175,6 +175,7 @@ dests=$(grep '\[001\] .* sched_pinned_push_done: .* result=moved ' "$log" | sed 
 moved=$(grep -c . <<<"$dests")
 most=$(sort <<<"$dests" | uniq -c | sort -rn | awk 'NR == 1 { print $1 + 0 }')
 tap_diag "pushes from cpu1 went to: $(tr '\n' ' ' <<<"$dests")"
+tap_diag "queued for cpu1: $(trace_count "$log" sched_pinned_push_queued cpu=1); done on cpu1: $(grep '\[001\] .* sched_pinned_push_done: ' "$log" | grep -o 'result=[a-z_]*' | tr '\n' ' ')"
 tap_check "[009] 4 or more of 6 rounds pushed the FIFO task off cpu1 ($moved)" test "$moved" -ge 4
 # On PREEMPT_RT the premise fails: any task preempted on cpu1 inside a
 # spinlock_t's section leaves it through __set_cpus_allowed_ptr(), whose
