@@ -183,10 +183,14 @@ syscall_ns=$(awk '/ taskset-[0-9]+ .* sys_sched_setaffinity\(/ { t = $4 + 0 }
 	END { printf "%.0f\n", last }' "$work/hotplug-trace")
 # The wait is the sched:waitempty step of the offline, as cpuhp_enter and
 # cpuhp_exit bracket it; mdstat times sched_cpu_wait_empty() in probes of
-# its own, on both kernels: the same within 5 ms (mdstat.sh says why).
+# its own, inside that bracket, on both kernels: never longer (tracefs
+# prints microseconds), shorter by what the host took the vCPU away
+# between a tracepoint and mdstat's probe (mdstat.sh).  In 25 make check
+# runs on 2026-12-06 mdstat was 0.59 to 1.55 ms short, and once 6.8 ms (a
+# fresh clone at 1a0f9be, stock kernel): the bound is 10 ms.
 step_ns=$(waitempty_steps 3 <"$work/hotplug-trace" | awk 'NF == 2 { printf "%.0f\n", ($2 - $1) * 1e9 }')
-tap_check "mdstat_hotplug_wait_seconds_total{cpu=3} is the sched:waitempty step's time, within 5 ms ($hotplug_ns ns, tracefs ${step_ns:-none})" \
-	awk -v got="${hotplug_ns:-0}" -v want="${step_ns:--1}" 'BEGIN { exit !(want >= 0 && (got - want) ^ 2 <= 25e12) }'
+tap_check "mdstat_hotplug_wait_seconds_total{cpu=3} is inside the sched:waitempty step, short by 10 ms at most ($hotplug_ns ns, tracefs ${step_ns:-none})" \
+	awk -v got="${hotplug_ns:-0}" -v want="${step_ns:--1}" 'BEGIN { exit !(want >= 0 && got <= want + 2000 && want - got <= 10e6) }'
 tap_check "mdstat_balance_pushes_total{cpu=3}: the spinner pushed off, at least ($balance)" \
 	test "${balance:-0}" -ge 1
 if [ "$patched" = 1 ]; then
