@@ -259,7 +259,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	struct mdstat_cpu *c;
 	struct mdstat_event *e;
 	__s32 pid = next->pid;
-	__u64 wait;
+	__u64 now, wait;
 
 	if (preempt && prev->migration_disabled && task_wanted(prev) &&
 	    cpu_wanted(cpu)) {
@@ -286,6 +286,8 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 		}
 		e = event_reserve(MDSTAT_EV_PINNED_PREEMPT, cpu);
 		if (e) {
+			/* Stamped when the wait began, and the resume when it ended. */
+			e->ts = task.since;
 			event_task(e, prev);
 			event_other(e, next);
 			e->depth = task.depth;
@@ -302,7 +304,8 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	s = bpf_map_lookup_elem(&stacked, &pid);
 	if (!s)
 		return 0;
-	wait = bpf_ktime_get_ns() - s->since;
+	now = bpf_ktime_get_ns();
+	wait = now - s->since;
 	count(s->cpu, MDSTAT_CNT_STACKED_NOW, -1);
 	count(s->cpu, MDSTAT_CNT_STACKED_WAIT_NS, wait);
 	hist_add(MDSTAT_HIST_STACKED, s->cpu, wait);
@@ -323,6 +326,7 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	e = event_reserve(MDSTAT_EV_PINNED_RESUME, s->cpu);
 	if (e) {
 		event_task(e, next);
+		e->ts = now;
 		e->depth = s->depth;
 		e->duration_ns = wait;
 		bpf_ringbuf_submit(e, 0);

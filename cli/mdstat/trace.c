@@ -116,10 +116,12 @@ static void print_json(struct session *s, const struct mdstat_event *e)
 	struct trace *t = s->ctx;
 	char sym[128];
 
-	printf("{\"type\":\"event\",\"event\":\"%s\",\"time_ns\":%llu,\"cpu\":%d,"
+	printf("{\"type\":\"event\",\"event\":\"%s\",\"time_ns\":%llu,"
+	       "\"monotonic_ns\":%llu,\"cpu\":%d,"
 	       "\"pid\":%d,\"tgid\":%d,\"prio\":%d,\"comm\":",
 	       event_defs[e->type].name,
-	       (unsigned long long)(e->ts - s->start_ns), e->cpu, e->pid,
+	       (unsigned long long)(e->ts - s->start_ns),
+	       (unsigned long long)e->ts, e->cpu, e->pid,
 	       e->tgid, e->prio);
 	json_string(stdout, e->comm);
 	if (e->other_pid >= 0) {
