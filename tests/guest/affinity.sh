@@ -80,8 +80,8 @@ storm = calls[0]["caller"] if calls else -1
 logged = len(calls)
 
 record = re.compile(r"^\s*(.+)-(\d+)\s+\[(\d+)\]\s+\S+\s+([\d.]+): (.*)$")
-waits, switches, entered, exited, blocked, lines = [], [], [], [], [], []
-oncpu, wakings = {}, {}	# target -> [(ts, on its CPU)], [[sched_waking, sched_wakeup]]
+waits, entered, exited, blocked, lines = [], [], [], [], []
+oncpu, wakings = {}, {}	# target -> [(ts, on a CPU, which)], [[sched_waking, sched_wakeup]]
 stopper_done = {}	# cpu -> [each switch out of migration/cpu]
 for line in open(work + "/trace"):
     m = record.match(line)
@@ -104,11 +104,10 @@ for line in open(work + "/trace"):
         if int(prev.group(1)) == storm and prev.group(2) == "D":
             blocked.append(ts)
         if int(prev.group(1)) in targets:
-            oncpu.setdefault(int(prev.group(1)), []).append((ts, False))
+            oncpu.setdefault(int(prev.group(1)), []).append((ts, False, cpu))
         nxt = int(re.search(r"next_pid=(\d+)", rest).group(1))
         if nxt in targets:
-            switches.append((ts, nxt, cpu))
-            oncpu.setdefault(nxt, []).append((ts, True))
+            oncpu.setdefault(nxt, []).append((ts, True, cpu))
     elif rest.startswith(("sched_waking: ", "sched_wakeup: ")):
         pid = int(re.search(r" pid=(\d+)", rest).group(1))
         if pid not in targets:
@@ -154,8 +153,8 @@ unexplained += [w for w in waits if not any(w in c["waits"] for c in calls)]
 def on_cpu(pid, t0, t1):
     """The target's states over [t0, t1]: True on its CPU, False off it."""
     events = oncpu.get(pid, [])
-    states = {next((on for ts, on in reversed(events) if ts <= t0), False)}
-    return states | {on for ts, on in events if t0 < ts <= t1}
+    states = {next((on for ts, on, _ in reversed(events) if ts <= t0), False)}
+    return states | {on for ts, on, _ in events if t0 < ts <= t1}
 
 def looked(call, cpu):
     """By when the kernel had looked whether the target was pinned on cpu."""
@@ -190,10 +189,11 @@ for pid, done in by_target.items():
     for i, call in enumerate(done):
         until = done[i + 1]["enter"] if i + 1 < len(done) else float("inf")
         since = max([call["exit"]] + [e for s, e, cpu in sections.get(pid, []) if s < call["exit"] < e])
-        outside += [(pid, ts, cpu, sorted(call["mask"])) for ts, p, cpu in switches
-                    if p == pid and since + res < ts < until and cpu not in call["mask"]]
+        outside += [(pid, ts, cpu, sorted(call["mask"])) for ts, on, cpu in oncpu.get(pid, [])
+                    if on and since + res < ts < until and cpu not in call["mask"]]
 
-print(f"calls {len(calls)} switches {len(switches)} (logged {logged}, traced {len(entered)})")
+switches = sum(on for events in oncpu.values() for _, on, _ in events)
+print(f"calls {len(calls)} switches {switches} (logged {logged}, traced {len(entered)})")
 print(f"must_wait {len(must_wait)} (slept while pinned {len(slept)}; the stopper looked for {len(by_stopper)})")
 print(f"waits {len(waits)}")
 print(f"unexplained {len(unexplained)} {unexplained[:3]}")

@@ -13,30 +13,26 @@ log=$(mktemp)
 
 # --- [006, 008] Nesting: only the outermost migrate_disable() and
 # migrate_enable() change rq->nr_pinned; the depth is the task's own.
-# nr_pinned_floor N: the least of N reads of cpu1's nr_pinned.  On
-# PREEMPT_RT other tasks pin themselves on cpu1 for a moment (their
-# spinlocks) and show in a single read (2 where 1 was due, once).
+# nr_pinned_floor N [SECTIONS]: the least of N reads of cpu1's nr_pinned.
+# On PREEMPT_RT other tasks pin themselves on cpu1 for a moment (their
+# spinlocks) and show in a single read (2 where 1 was due, once).  With
+# SECTIONS, only the reads made while mdload had that many sections in
+# progress on cpu1 from before the read to after it: a read of sched/debug
+# takes 70-250 ms on the debug kernel under TCG, and three of them after a
+# 1 s section had begun ran past its end in 8 of 12 rounds there.
 nr_pinned_floor() {
-	local _
-	for _ in $(seq "$1"); do
-		rq_stat 1 nr_pinned
-	done | sort -n | head -n 1
-}
-# nr_pinned_floor_in_section N: the same, over the reads made while the one
-# mdload section on cpu1 was in progress from before the read to after it,
-# N at most; nothing if there was none.  A read of sched/debug takes 70-250
-# ms on the debug kernel under TCG: three of them after a 1 s section had
-# begun ran past its end in 8 of 12 rounds there.
-nr_pinned_floor_in_section() {
-	local reads=0 in_before in_after value
+	local reads=0 sections=${2:-} value
 	while [ "$reads" -lt "$1" ]; do
-		in_before=$(cut -d, -f2 /sys/module/mdload/parameters/sections)
+		in_sections "$sections" || break
 		value=$(rq_stat 1 nr_pinned)
-		in_after=$(cut -d, -f2 /sys/module/mdload/parameters/sections)
-		[ "$in_before" = 1 ] && [ "$in_after" = 1 ] || break
+		in_sections "$sections" || break
 		echo "$value"
 		reads=$((reads + 1))
 	done | sort -n | head -n 1
+}
+# in_sections [N]: mdload has N sections in progress on cpu1 (true if no N).
+in_sections() {
+	[ -z "$1" ] || [ "$(cut -d, -f2 /sys/module/mdload/parameters/sections)" = "$1" ]
 }
 before=$(nr_pinned_floor 5)
 trace_begin md_nest sched_pinned_preempt
@@ -44,7 +40,7 @@ trace_begin md_nest sched_pinned_preempt
 pinned=$!
 wait_pinned 1 1
 "$mdsection" -f 80 -c 1 -S 1ms >/dev/null
-pinned_during=$(nr_pinned_floor_in_section 3)
+pinned_during=$(nr_pinned_floor 3 1)
 wait "$pinned"
 trace_end "$log"
 tap_equal "[006] a depth-5 section adds one to nr_pinned" $((before + 1)) "$pinned_during"
