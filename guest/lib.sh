@@ -214,7 +214,7 @@ preempt_rt() {
 }
 
 # rt_sleeper_hangs: whether a SCHED_OTHER task asleep in a section holds an
-# offline of its CPU up for ever: PREEMPT_RT without patches/6.12/0004, as
+# offline of its CPU up for ever: PREEMPT_RT without patches/6.12/0005, as
 # Debian's RT kernel and the stock RT tree (docs/mechanism.md).  Kernels
 # with the series for 6.12 have the fix.
 rt_sleeper_hangs() {

@@ -4,7 +4,7 @@
 # the section ends: with a SCHED_OTHER sleeper, and a SCHED_FIFO one as the
 # control.  On PREEMPT_RT a SCHED_OTHER task's hrtimer sleep expires in
 # softirq context, and the dying CPU's ksoftirqd is parked before the wait:
-# without patches/6.12/0004 the sleeper never wakes and the offline never
+# without patches/6.12/0005 the sleeper never wakes and the offline never
 # ends (docs/mechanism.md, "PREEMPT_RT").  There (rt_sleeper_hangs) the
 # test is skipped: the guest would not come back (on Debian's RT kernel the
 # test's own poller, a "chrt -f 1 sleep 0.1", did not return while the
