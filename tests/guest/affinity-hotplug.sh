@@ -59,8 +59,9 @@ cpu_in() {
 
 # round WHEN: one round; prints "STATUS MASK NEXT_CPU IN_SECTION": STATUS
 # is "hung" if the call had not returned 10 s after it was made (sections
-# are 1 s at most), IN_SECTION whether the task was still in its section
-# as cpu3 was offline (for gone).
+# are 1 s at most), MASK "none" and NEXT_CPU -1 if the task was gone,
+# IN_SECTION whether the task was still in its section as cpu3 was offline
+# (for gone).
 round() {
 	local holder= task caller status mask done_before next in_section=1 section=400ms
 	if [ "$1" = gone ]; then
@@ -114,7 +115,7 @@ round() {
 	kill "$task" 2>/dev/null
 	wait "$task" $holder $offline 2>/dev/null
 	echo 1 >/sys/devices/system/cpu/cpu3/online
-	echo "$status $mask ${next:--1} $in_section"
+	echo "$status ${mask:-none} ${next:--1} $in_section"
 }
 
 for r in $(seq "$rounds"); do
