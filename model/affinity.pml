@@ -2,17 +2,19 @@
  * The set_affinity_pending protocol of Linux 6.1 (kernel/sched/core.c of
  * Debian's 6.1.192): set_cpus_allowed_ptr() of a task P by other tasks
  * against P's own migrate_disable()/migrate_enable(), with the per-CPU
- * stoppers, wakeups, the load balancer, RT push and a CPU going inactive.
- * "L1234" is a line of that core.c.
+ * stoppers, wakeups, the load balancer, RT push and a CPU going inactive,
+ * and with OFFLINE offline too.  "L1234" is a line of that core.c.
  *
- *   spin -a [-DFIX=n] [-DCHECK=bits] [-DNOPUSH] [-DNOHOTPLUG|-DINACTIVE] affinity.pml
+ *   spin -a [-DFIX=n] [-DCHECK=bits] [-DNOPUSH] [-DNOHOTPLUG|-DINACTIVE|-DOFFLINE] affinity.pml
  *
- * FIX selects the proposed changes to migration_cpu_stop(), as bits (0,
+ * FIX selects the proposed changes (patches/6.1/0001-0003), as bits (0,
  * the default, is the 6.1 code):
  *   1  the task-moved branch (L2465) tests task_cpu(p) against
  *      &p->cpus_mask, not p->cpus_ptr
  *   2  the task_rq == rq branch (L2439) moves the task to
- *      select_fallback_rq() when arg->dest_cpu is no longer allowed
+ *      select_fallback_rq() when arg->dest_cpu is no longer allowed, and
+ *      only SCA_MIGRATE_ENABLE picks from cpu_online_mask (L2909)
+ *   4  SCA_MIGRATE_ENABLE picks no CPU at all (L2943), so it cannot fail
  * CHECK selects the properties below (bits, default all of them).
  *
  * Each stretch the kernel runs under task_rq_lock() or the rq lock of P's
@@ -24,7 +26,7 @@
  */
 
 #define NCPU	3
-#define ALL	7		/* cpu_online_mask: no CPU goes offline */
+#define ALL	7		/* cpu_possible_mask */
 #define NONE	255
 #ifdef THREE
 #define NCALLER	3		/* callers B (0), C (1) and D (2) */
@@ -60,8 +62,9 @@
 					 * mask (the comment above L2736: not
 					 * before the outermost migrate_enable()) */
 #define WAITER_STRANDED		512	/* a waiter nobody will complete */
+#define WORK_DROPPED		1024	/* stop_one_cpu_nowait() to an offline CPU */
 #ifndef CHECK
-#define CHECK	1023
+#define CHECK	2047
 #endif
 #define REQUIRE(prop, name, cond) \
 	if :: (CHECK & (prop)) && !(cond) -> printf(name); assert(false) \
@@ -75,6 +78,8 @@ byte cpu_act = ALL & ~BIT(HOTCPU);
 #else
 byte cpu_act = ALL;
 #endif
+/* cpu_online_mask: with OFFLINE, an inactive HOTCPU may go offline */
+byte cpu_onl = ALL;
 
 /* task P */
 byte cpu = 0;			/* task_cpu(p) */
@@ -106,8 +111,8 @@ byte pd, ps, pw;		/* scratch within one atomic step ... */
 #define SCRUB	pd = 0; ps = 0; pw = 0	/* ... and zero between steps */
 
 #define PTRMASK		((ptr == NONE) -> mask : BIT(ptr))
-/* is_cpu_allowed() L2282 for a user task; every CPU is online */
-#define ALLOWED		(PTRMASK & (mdis -> ALL : cpu_act))
+/* is_cpu_allowed() L2282 for a user task */
+#define ALLOWED		(PTRMASK & (mdis -> cpu_onl : cpu_act))
 #define IS_ALLOWED(c)	((ALLOWED & BIT(c)) != 0)
 
 #if FIX & 1
@@ -143,16 +148,39 @@ inline pname(i)
 	fi
 }
 
-/* stop_one_cpu_nowait(c, ..., work) */
+/* stop_one_cpu_nowait(c, ..., work): false, and no work, if c is offline */
 inline queue_work(c, work)
 {
 	if
-	:: work < NCALLER ->
-		REQUIRE(WORK_REQUEUED, "violated: work_requeued\n", !queued_w[work]);
-		queued_w[work] = 1
+	:: !(cpu_onl & BIT(c)) ->
+		printf(", CPU%d offline: work dropped", c);
+		REQUIRE(WORK_DROPPED, "\nviolated: work_dropped\n", false)
+	:: else ->
+		if
+		:: work < NCALLER ->
+			REQUIRE(WORK_REQUEUED, "violated: work_requeued\n", !queued_w[work]);
+			queued_w[work] = 1
+		:: else
+		fi;
+		sq[c]!work
+	fi
+}
+
+/*
+ * pd = select_fallback_rq() L3450: a CPU of cpus_ptr that is allowed, or,
+ * with none, the task's mask becomes every CPU (do_set_cpus_allowed(),
+ * which leaves cpus_ptr alone) and it picks again; none then is its BUG().
+ */
+inline fallback()
+{
+	if
+	:: ALLOWED == 0 ->
+		mask = ALL;
+		printf(", no longer affine");
+		assert(ALLOWED != 0)
 	:: else
 	fi;
-	sq[c]!work
+	pick(ALLOWED)
 }
 
 /* __schedule() switching P out: L6577 migrate_disable_switch() L2212 */
@@ -176,13 +204,26 @@ inline switch_out(newst)
 inline sca(who, newmask, pend)
 {
 	pend = NONE;
+	/* L2909: cpu_online_mask for a migration-disabled task */
+#if FIX & 2
+	ps = (who == NONE -> cpu_onl : cpu_act);
+#else
+	ps = (mdis -> cpu_onl : cpu_act);
+#endif
 	if
 	:: who != NONE && mask == newmask ->
 		printf(": the same mask, returns")	/* cpumask_equal() */
+	:: !(who != NONE && mask == newmask) && !(ps & newmask) &&
+	   (who != NONE || !(FIX & 4)) ->
+		/* L2943: the pick finds no CPU */
+		printf(": no CPU of ");
+		pmask(newmask);
+		printf(" valid, -EINVAL");
+		if
+		:: who == NONE -> printf(", cpus_ptr stays {%d}", ptr)
+		:: else
+		fi
 	:: else ->
-		/* L2909: cpu_online_mask for a migration-disabled task */
-		ps = (mdis -> ALL : cpu_act);
-		assert((ps & newmask) != 0);	/* masks keep CPU0 or CPU1 */
 		/* L2943; SCA_MIGRATE_ENABLE does not use its dest_cpu */
 		if
 		:: who != NONE -> pick(ps & newmask)
@@ -200,8 +241,8 @@ inline sca(who, newmask, pend)
 			if
 			:: who == NONE && mdf_push && !push_busy[cpu] ->
 				push_busy[cpu] = 1;
-				queue_work(cpu, PUSHW);
-				printf(", queues push_cpu_stop")
+				printf(", queues push_cpu_stop");
+				queue_work(cpu, PUSHW)
 			:: else
 			fi;
 			if
@@ -248,8 +289,8 @@ inline sca(who, newmask, pend)
 				fi;
 				if
 				:: !ps ->
-					queue_work(cpu, mp);
-					printf(", queues migration_cpu_stop on CPU%d", cpu)
+					printf(", queues migration_cpu_stop on CPU%d", cpu);
+					queue_work(cpu, mp)
 				:: else ->
 					printf(", stop_pending already")
 				fi
@@ -317,8 +358,9 @@ inline migration_cpu_stop(c, i)
 					/* select_fallback_rq(): the pick went stale */
 					if
 					:: !IS_ALLOWED(pd) ->
-						pick(mask & cpu_act);
-						printf(", CPU%d not allowed, fallback CPU%d", dest[i], pd)
+						printf(", CPU%d not allowed", pd);
+						fallback();
+						printf(", fallback CPU%d", pd)
 					:: else
 					fi;
 #endif
@@ -357,8 +399,8 @@ inline migration_cpu_stop(c, i)
 #endif
 		:: else ->
 			REQUIRE(WARN_CHASE, "\nviolated: warn_chase_stop_pending\n", stop_pending[i]);	/* L2476 */
-			queue_work(cpu, i);	/* L2479 */
-			printf(": P on CPU%d, chases it there", cpu)
+			printf(": P on CPU%d, chases it there", cpu);
+			queue_work(cpu, i)	/* L2479 */
 		fi
 	fi;
 	printf("\n")
@@ -443,9 +485,13 @@ end:
 	 * path, until the target CPU enqueues it.
 	 */
 	:: atomic { st == SLEEPING ->
-		pick(ALLOWED);
+		printf("try_to_wake_up(P)");
+		if
+		:: ALLOWED != 0 -> pick(ALLOWED)
+		:: else -> fallback()
+		fi;
 		cpu = pd;
-		printf("try_to_wake_up(P): CPU%d", cpu);
+		printf(": CPU%d", cpu);
 		if
 		:: st = QUEUED
 		:: st = WAKING;		/* ttwu_queue_wakelist() */
@@ -462,13 +508,26 @@ end:
 		printf("load balancer: P from CPU%d to CPU%d\n", cpu, pd);
 		cpu = pd;
 		SCRUB }
+#ifdef OFFLINE
+	/*
+	 * balance_push() L9275 on a CPU going down: __balance_push_cpu_stop()
+	 * moves a task that is not migration disabled to select_fallback_rq()
+	 */
+	:: atomic { st == QUEUED && cpu == HOTCPU && !(cpu_act & BIT(HOTCPU)) && !mdis ->
+		printf("CPU%d: balance_push(P)", cpu);
+		fallback();
+		cpu = pd;
+		printf(", to CPU%d\n", cpu);
+		SCRUB }
+#endif
 #ifndef NOPUSH
 	/* push_rt_task() (rt.c) -> get_push_task() (sched.h) */
 	:: atomic { st == RUNNING && !mdis && !push_busy[cpu] &&
 		    mask != 1 && mask != 2 && mask != 4 ->
 		push_busy[cpu] = 1;
+		printf("CPU%d: push_rt_task() queues push_cpu_stop for P", cpu);
 		queue_work(cpu, PUSHW);
-		printf("CPU%d: push_rt_task() queues push_cpu_stop for P\n", cpu) }
+		printf("\n") }
 #endif
 	od
 }
@@ -496,8 +555,8 @@ end:
 
 /*
  * sched_setaffinity(P) by another task: one call.  The masks keep CPU0 or
- * CPU1, which never go inactive, so P always has an active CPU in its mask:
- * select_fallback_rq()'s affinity breaking is out of scope.
+ * CPU1, which never go inactive, so P always has an active CPU in its mask;
+ * with OFFLINE, {2} too, whose CPU may go away.
  */
 proctype Caller(byte me)
 {
@@ -511,6 +570,9 @@ proctype Caller(byte me)
 		:: newmask = 5
 		:: newmask = 6
 		:: newmask = 7
+#ifdef OFFLINE
+		:: newmask = 4
+#endif
 		fi;
 		pname(me);
 		printf(": set_cpus_allowed_ptr(P, ");
@@ -567,9 +629,24 @@ end:
 	:: atomic { (cpu_act & BIT(HOTCPU)) ->
 		cpu_act = cpu_act & ~BIT(HOTCPU);
 		printf("CPU%d goes inactive\n", HOTCPU) }
-	:: atomic { !(cpu_act & BIT(HOTCPU)) ->
+	:: atomic { !(cpu_act & BIT(HOTCPU)) && (cpu_onl & BIT(HOTCPU)) ->
 		cpu_act = cpu_act | BIT(HOTCPU);
 		printf("CPU%d active again\n", HOTCPU) }
+#ifdef OFFLINE
+	/*
+	 * takedown_cpu(): balance_hotplug_wait() L9359 has waited until no
+	 * task is queued or pinned on HOTCPU, and stop_machine() runs only
+	 * once every stopper has run the works queued before its own.
+	 */
+	:: atomic { !(cpu_act & BIT(HOTCPU)) && (cpu_onl & BIT(HOTCPU)) &&
+		    !(cpu == HOTCPU && (mdis || st != SLEEPING)) &&
+		    empty(sq[0]) && empty(sq[1]) && empty(sq[2]) ->
+		cpu_onl = cpu_onl & ~BIT(HOTCPU);
+		printf("CPU%d goes offline\n", HOTCPU) }
+	:: atomic { !(cpu_onl & BIT(HOTCPU)) ->
+		cpu_onl = cpu_onl | BIT(HOTCPU);
+		printf("CPU%d online, not active yet\n", HOTCPU) }
+#endif
 	od
 }
 #endif
