@@ -20,7 +20,11 @@
 #           task's migrate_enable() finds no online CPU in its mask,
 #           keeps its pinned mask and never hands the request on, and the
 #           caller waits for ever, in D, on Debian's 6.1.192 as on our
-#           6.12 RT kernel without patches/6.12/0003.
+#           6.12 RT kernel without patches/6.12/0003.  The task is then
+#           stopped (SIGSTOP) once out of its section, cpu1 goes down
+#           and SIGCONT wakes it: with the pinned mask kept, the wakeup's
+#           select_fallback_rq() finds no CPU and BUG()s (Debian's
+#           6.1.192, generic and RT, and 6.12.118 RT).
 # Each round: a task sleeps 800 ms in a section on cpu3, which keeps cpu3
 # going down, inactive but online, that long (not for gone); a task on
 # cpu1 runs sections asleep, one after another, of 400 ms (1 s for gone,
@@ -63,7 +67,7 @@ cpu_in() {
 # IN_SECTION whether the task was still in its section as cpu3 was offline
 # (for gone).
 round() {
-	local holder= task caller status mask done_before next in_section=1 section=400ms
+	local holder= task caller status mask done_before next in_section=1 section=400ms _
 	if [ "$1" = gone ]; then
 		section=1s
 	else
@@ -92,6 +96,7 @@ round() {
 		else
 			echo 0 >/sys/devices/system/cpu/cpu3/online
 			in_section=$(cut -d, -f2 /sys/module/mdload/parameters/sections)
+			kill -STOP "$task"
 		fi
 	fi
 	for _ in $(seq 1000); do
@@ -104,6 +109,14 @@ round() {
 		wait "$caller"
 		status=$?
 	fi
+	if [ "$1" = gone ]; then
+		for _ in $(seq 300); do
+			[ "$(awk '{ print $3 }' "/proc/$task/stat")" = T ] && break
+			sleep 0.01
+		done
+		echo 0 >/sys/devices/system/cpu/cpu1/online
+		kill -CONT "$task"
+	fi
 	mask=$(sed -n 's/^Cpus_allowed_list:\t//p' "/proc/$task/status")
 	done_before=$(grep -c . "$work/sections")
 	# The section in progress as the call returned, then one more.
@@ -115,6 +128,7 @@ round() {
 	kill "$task" 2>/dev/null
 	wait "$task" $holder $offline 2>/dev/null
 	echo 1 >/sys/devices/system/cpu/cpu3/online
+	echo 1 >/sys/devices/system/cpu/cpu1/online
 	echo "$status ${mask:-none} ${next:--1} $in_section"
 }
 
