@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Output helpers the subcommands share: JSON strings, priorities, histograms. */
+#include <poll.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 
 void json_string(FILE *f, const char *s)
@@ -118,8 +120,17 @@ void json_log2_hist(FILE *f, const struct mdstat_hist *h)
 	fputc(']', f);
 }
 
-/* Whether standard output is gone (a closed pipe): time to stop. */
+/*
+ * Whether standard output is gone (a closed pipe): time to stop.  A write
+ * fails then, but a trace can stay quiet for long after its reader left
+ * (head -n 2 of lines written at once); poll() reports POLLERR on a pipe
+ * with no reader left, and POLLHUP on a terminal that hung up.
+ */
 bool output_failed(void)
 {
-	return fflush(stdout) || ferror(stdout);
+	struct pollfd out = { .fd = STDOUT_FILENO };
+
+	if (fflush(stdout) || ferror(stdout))
+		return true;
+	return poll(&out, 1, 0) == 1 && (out.revents & (POLLERR | POLLHUP));
 }
