@@ -55,6 +55,40 @@ trace_count() {
 		END { print count + 0 }' "$file"
 }
 
+# task_state PID: PID's state letter from /proc (R, S, D, T, ...), Z once
+# it is gone.
+task_state() {
+	local state
+	state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
+	echo "${state:-Z}"
+}
+
+# wait_state PID STATE: wait, 5 s at most, until PID is in STATE.
+wait_state() {
+	local _
+	for _ in $(seq 500); do
+		[ "$(task_state "$1")" = "$2" ] && return 0
+		sleep 0.01
+	done
+	echo "# timed out waiting for pid $1 to be in state $2" >&2
+	return 1
+}
+
+# bpftrace_attached PID: wait, 90 s at most, until the bpftrace PID has its
+# probes live.  Its "Attaching N probes..." comes before it attaches them;
+# it blocks in epoll_wait() only once all are attached.  Fails if PID ended
+# (it printed an ERROR).
+bpftrace_attached() {
+	local _
+	for _ in $(seq 900); do
+		[ "$(cat "/proc/$1/wchan" 2>/dev/null)" = do_epoll_wait ] && return 0
+		[ "$(task_state "$1")" != Z ] || return 1
+		sleep 0.1
+	done
+	echo "# timed out waiting for bpftrace $1 to attach" >&2
+	return 1
+}
+
 # bpftrace_stop PID: end the bpftrace PID as Ctrl-C does, so it prints its
 # maps, and wait for it.  bpftrace 0.17 notices a SIGINT only when it
 # interrupts its epoll_wait(): one that lands while it still attaches its
@@ -63,12 +97,11 @@ trace_count() {
 # left (a second SIGINT then would kill it before it prints); after 60 s,
 # it is killed.
 bpftrace_stop() {
-	local tick state
+	local tick
 	kill -INT "$1" 2>/dev/null
 	for tick in $(seq 600); do
 		sleep 0.1
-		state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
-		[ "${state:-Z}" != Z ] || break
+		[ "$(task_state "$1")" != Z ] || break
 		[ $((tick % 5)) -ne 0 ] || [ "$(cat "/proc/$1/wchan" 2>/dev/null)" != do_epoll_wait ] ||
 			kill -INT "$1"
 	done

@@ -87,10 +87,7 @@ round() {
 	caller=$!
 	if [ "$1" != before ]; then
 		# Once the caller waits for the section (uninterruptible).
-		for _ in $(seq 500); do
-			[ "$(awk '{ print $3 }' "/proc/$caller/stat" 2>/dev/null)" = D ] && break
-			sleep 0.01
-		done
+		wait_state "$caller" D
 		if [ "$1" = during ]; then
 			offline_cpu3
 		else
@@ -110,10 +107,7 @@ round() {
 		status=$?
 	fi
 	if [ "$1" = gone ]; then
-		for _ in $(seq 300); do
-			[ "$(awk '{ print $3 }' "/proc/$task/stat")" = T ] && break
-			sleep 0.01
-		done
+		wait_state "$task" T
 		echo 0 >/sys/devices/system/cpu/cpu1/online
 		kill -CONT "$task"
 	fi

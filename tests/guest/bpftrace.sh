@@ -16,11 +16,7 @@ tracepoint:sched:sched_switch
 	@switches[cpu] = count();
 }' >"$out" 2>&1 &
 tracer=$!
-# bpftrace prints "Attaching" once its probes are in place.
-for _ in $(seq 600); do
-	grep -q Attaching "$out" && break
-	sleep 0.1
-done
+tap_check "bpftrace attached its probes" bpftrace_attached "$tracer"
 trace_begin md_bpftrace sched_switch
 
 sleepers=()
@@ -41,5 +37,4 @@ for cpu in 0 1 2 3; do
 	tap_check "most of its $sleeps sleeps switched out on cpu$cpu" \
 		test "$want" -gt $((sleeps / 2)) -a "$want" -le "$sleeps"
 done
-grep -q Attaching "$out" && tap_ok "bpftrace attached" || tap_fail "bpftrace attached"
 rm -f "$out" "$out.trace"

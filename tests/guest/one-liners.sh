@@ -31,7 +31,7 @@ stock_one() {
 # background with its output in $work/N; wait until all are attached.
 # $ran lists the ones started.
 start() {
-	local n cmd _
+	local n cmd pid
 	ran=()
 	for n; do
 		[ -n "$patched" ] || stock_one "$n" || continue
@@ -42,10 +42,8 @@ start() {
 		ran+=("$n")
 	done
 	for n in "${ran[@]}"; do
-		for _ in $(seq 900); do
-			grep -q -e '^Attaching' -e ERROR "$work/$n" && break
-			sleep 0.1
-		done
+		pid=tracer_$n
+		bpftrace_attached "${!pid}"
 	done
 }
 
