@@ -55,6 +55,21 @@ trace_count() {
 		END { print count + 0 }' "$file"
 }
 
+# wait_until SECONDS WHAT COMMAND...: run COMMAND every $poll seconds (0.05
+# unless set) until it succeeds, SECONDS at most; "WHAT" names the wait in
+# the message of a timeout.
+wait_until() {
+	local end=$((SECONDS + $1)) what=$2
+	shift 2
+	until "$@"; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			echo "# timed out waiting for $what" >&2
+			return 1
+		fi
+		sleep "${poll:-0.05}"
+	done
+}
+
 # task_state PID: PID's state letter from /proc (R, S, D, T, ...), Z once
 # it is gone.
 task_state() {
@@ -63,15 +78,19 @@ task_state() {
 	echo "${state:-Z}"
 }
 
-# wait_state PID STATE: wait, 5 s at most, until PID is in STATE.
+in_state() {
+	[ "$(task_state "$1")" = "$2" ]
+}
+
+# wait_state PID STATE: wait, 5 s at most, until PID is in STATE; polled
+# every 10 ms, as the scenarios act on the state as soon as it is reached.
 wait_state() {
-	local _
-	for _ in $(seq 500); do
-		[ "$(task_state "$1")" = "$2" ] && return 0
-		sleep 0.01
-	done
-	echo "# timed out waiting for pid $1 to be in state $2" >&2
-	return 1
+	poll=0.01 wait_until 5 "pid $1 to be in state $2" in_state "$1" "$2"
+}
+
+# polls_or_ended PID: whether PID blocks in epoll_wait() or has ended.
+polls_or_ended() {
+	[ "$(cat "/proc/$1/wchan" 2>/dev/null)" = do_epoll_wait ] || in_state "$1" Z
 }
 
 # bpftrace_attached PID: wait, 90 s at most, until the bpftrace PID has its
@@ -79,14 +98,7 @@ wait_state() {
 # it blocks in epoll_wait() only once all are attached.  Fails if PID ended
 # (it printed an ERROR).
 bpftrace_attached() {
-	local _
-	for _ in $(seq 900); do
-		[ "$(cat "/proc/$1/wchan" 2>/dev/null)" = do_epoll_wait ] && return 0
-		[ "$(task_state "$1")" != Z ] || return 1
-		sleep 0.1
-	done
-	echo "# timed out waiting for bpftrace $1 to attach" >&2
-	return 1
+	wait_until 90 "bpftrace $1 to attach" polls_or_ended "$1" && ! in_state "$1" Z
 }
 
 # bpftrace_stop PID: end the bpftrace PID as Ctrl-C does, so it prints its
@@ -148,45 +160,34 @@ preempted_by() {
 # (a BPF trampoline's caller, a tracer) pin themselves for a moment, and
 # the scenarios wait for their own sections.
 wait_pinned() {
-	local _
-	for _ in $(seq 200); do
-		[ "$(cut -d, -f$(($1 + 1)) /sys/module/mdload/parameters/sections)" -ge "$2" ] &&
-			return 0
-		sleep 0.05
-	done
-	echo "# timed out waiting for $2 mdload sections on cpu$1" >&2
-	return 1
+	wait_until 10 "$2 mdload sections on cpu$1" sections_at_least "$1" "$2"
+}
+
+sections_at_least() {
+	[ "$(cut -d, -f$(($1 + 1)) /sys/module/mdload/parameters/sections)" -ge "$2" ]
 }
 
 # wait_on_cpu PID COMM CPU: wait, 10 s at most, until PID runs COMM on CPU.
 wait_on_cpu() {
-	local _
-	for _ in $(seq 200); do
-		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] &&
-			[ "$(awk '{ print $39 }' "/proc/$1/stat" 2>/dev/null)" = "$3" ] && return 0
-		sleep 0.05
-	done
-	echo "# timed out waiting for pid $1 to run $2 on cpu$3" >&2
-	return 1
+	wait_until 10 "pid $1 to run $2 on cpu$3" runs_on "$@"
+}
+
+runs_on() {
+	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] &&
+		[ "$(awk '{ print $39 }' "/proc/$1/stat" 2>/dev/null)" = "$3" ]
 }
 
 # wait_line FILE REGEX: wait, 30 s at most, until a line of FILE matches
 # REGEX (a program in the background says it is ready).
 wait_line() {
-	local _
-	for _ in $(seq 300); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "# timed out waiting for '$2' in $1" >&2
-	return 1
+	wait_until 30 "'$2' in $1" grep -qs -- "$2" "$1"
 }
 
 # start_held NAME CMD...: start CMD, which prints "ready" once set up and
 # then waits for a line on its standard input, and wait for the "ready".
 # ${NAME}_pid is its pid; "release NAME" sends the line.
 start_held() {
-	local name=$1 fifo out fd _
+	local name=$1 fifo out fd
 	shift
 	fifo=$(mktemp -u) out=$(mktemp)
 	mkfifo "$fifo"
@@ -194,10 +195,7 @@ start_held() {
 	rm -f "$fifo"
 	"$@" <&"$fd" >"$out" &
 	declare -g "${name}_pid=$!" "${name}_go=$fd"
-	for _ in $(seq 200); do
-		grep -q '^ready' "$out" && break
-		sleep 0.05
-	done
+	wait_line "$out" '^ready'
 	rm -f "$out"
 }
 

@@ -44,10 +44,11 @@ active_state=$(sed -n 's/^\([0-9]*\): sched:active$/\1/p' /sys/devices/system/cp
 offline_cpu3() {
 	echo 0 >/sys/devices/system/cpu/cpu3/online &
 	offline=$!
-	for _ in $(seq 300); do
-		[ "$(cat /sys/devices/system/cpu/cpu3/hotplug/state)" -lt "$active_state" ] && return
-		sleep 0.01
-	done
+	poll=0.01 wait_until 3 "cpu3 to go inactive" cpu3_inactive
+}
+
+cpu3_inactive() {
+	[ "$(cat /sys/devices/system/cpu/cpu3/hotplug/state)" -lt "$active_state" ]
 }
 
 # cpu_in CPU MASK: whether CPU is in the list MASK (as /proc shows it).

@@ -76,10 +76,7 @@ prometheus-node-exporter --collector.disable-defaults --collector.textfile \
 	--collector.textfile.directory="$textfile" --web.listen-address=127.0.0.1:9100 \
 	>"$work/node-exporter.log" 2>&1 &
 node_exporter=$!
-for _ in $(seq 100); do
-	curl -sf -o /dev/null http://127.0.0.1:9100/metrics && break
-	sleep 0.1
-done
+wait_until 10 "node_exporter" curl -sf -o /dev/null http://127.0.0.1:9100/metrics
 tap_check "node_exporter serves /metrics on 127.0.0.1:9100" \
 	curl -sf -o /dev/null http://127.0.0.1:9100/metrics
 

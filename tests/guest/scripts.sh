@@ -22,14 +22,17 @@ stacking_workload() {
 	sched_feature NO_RT_PUSH_IPI
 	push_scenario "${held_spinner[@]}" 0.2 >/dev/null
 }
+
+# report_armed: whether md-stacking-report's tracefs instance records (the
+# last of its events is on).
+report_armed() {
+	grep -qs 1 /sys/kernel/tracing/instances/md-stacking-report-*/events/sched/sched_pinned_push_done/enable
+}
+
 trace_begin md_scripts_stack sched_pinned_preempt sched_pinned_push_queued sched_pinned_push_done
 "$scripts/md-stacking-report" -o "$work" 6 >"$work/out" 2>&1 &
 reporter=$!
-# Its tracefs instance records once the last of its events is on.
-for _ in $(seq 200); do
-	grep -qs 1 /sys/kernel/tracing/instances/md-stacking-report-*/events/sched/sched_pinned_push_done/enable && break
-	sleep 0.05
-done
+wait_until 10 "md-stacking-report's events" report_armed
 stacking_workload
 wait "$reporter"
 tap_equal "md-stacking-report records a window" 0 $?
