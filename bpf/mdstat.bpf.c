@@ -409,17 +409,24 @@ static void balance_push(struct task_struct *p, __s32 cpu)
 static void hotplug_wait_begin(__s32 cpu, __u32 nr_running, __u32 nr_pinned)
 {
 	struct mdstat_cpu *c = cpu_state(cpu);
+	__u64 now = bpf_ktime_get_ns();
 	struct mdstat_event *e;
 
 	if (!c)
 		return;
-	c->counters.hotplug_wait_since = bpf_ktime_get_ns();
+	c->counters.hotplug_wait_since = now;
 	c->counters.hotplug_wait_pinned = nr_pinned;
 	c->counters.hotplug_waiter = bpf_get_current_pid_tgid();
 	if (!cpu_wanted(cpu))
 		return;
 	e = event_reserve(MDSTAT_EV_HOTPLUG_WAIT_BEGIN, cpu);
 	if (e) {
+		/*
+		 * The culprits' held_ns count from the same clock read: a
+		 * second one may come milliseconds later, where the host
+		 * stopped the vCPU in between.
+		 */
+		e->ts = now;
 		event_task(e, bpf_get_current_task_btf());
 		e->arg = nr_pinned;
 		e->arg2 = nr_running;

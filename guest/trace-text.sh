@@ -59,6 +59,20 @@ waitempty_steps() {
 		END { for (step in begin) printf "%.6f\n", begin[step] }'
 }
 
+# inside_waitempty GOT_NS CPU TRACE: whether a hotplug wait of GOT_NS that
+# mdstat timed on CPU is the one sched:waitempty step of CPU in TRACE.  mdstat
+# times sched_cpu_wait_empty() in probes of its own, inside the cpuhp_enter
+# and cpuhp_exit that bracket the step, on every kernel: never longer
+# (tracefs prints microseconds), shorter by what the host took the vCPU
+# away between a tracepoint and mdstat's probe.  In 25 make check runs on
+# 2026-12-06 mdstat was 0.59 to 1.55 ms short, and once 6.8 ms (a fresh
+# clone at 1a0f9be, stock kernel): the bound is 10 ms.
+inside_waitempty() {
+	waitempty_steps "$2" <"$3" | awk -v got="$1" '
+		NF == 2 { want = ($2 - $1) * 1e9; steps++ }
+		END { exit !(steps == 1 && got <= want + 2000 && want - got <= 10e6) }'
+}
+
 # going_down CPU: the records from the sched_cpu_deactivate step of CPU
 # (it marks the CPU inactive and turns balance_push() on) to the end of its
 # sched:waitempty step: while balance_push() empties the CPU.
