@@ -1,0 +1,67 @@
+"""QEMU's monitor (QMP, and HMP through it) as the guest tools read it:
+each vCPU's instruction pointer, guest memory, kernel symbols."""
+import json
+import re
+import socket
+import subprocess
+
+
+def qmp_session(path):
+    sock = socket.socket(socket.AF_UNIX)
+    sock.settimeout(10)
+    sock.connect(path)
+    stream = sock.makefile("rw")
+    json.loads(stream.readline())  # the greeting
+
+    def execute(command, **arguments):
+        request = {"execute": command}
+        if arguments:
+            request["arguments"] = arguments
+        stream.write(json.dumps(request) + "\n")
+        stream.flush()
+        while True:
+            reply = json.loads(stream.readline())
+            if "return" in reply:
+                return reply["return"]
+            if "error" in reply:
+                raise RuntimeError(reply["error"].get("desc", "QMP error"))
+
+    execute("qmp_capabilities")
+    # The stream holds the socket open until it is closed too.
+    execute.close = lambda: (stream.close(), sock.close())
+    return execute
+
+
+def registers(execute):
+    """{cpu: (rip, interrupts_on)} from HMP 'info registers -a'."""
+    text = execute("human-monitor-command", **{"command-line": "info registers -a"})
+    found = {}
+    for block in re.split(r"^CPU#", text, flags=re.M)[1:]:
+        cpu = int(block.split(None, 1)[0])
+        rip = re.search(r"RIP=([0-9a-f]+)", block)
+        eflags = re.search(r"RFL=([0-9a-f]+)", block)
+        if rip and eflags:
+            found[cpu] = (int(rip.group(1), 16), bool(int(eflags.group(1), 16) & 0x200))
+    return found
+
+
+# Kernel addresses map alike in every vCPU; user ones only in their process.
+KERNEL_SPACE = 0xffff800000000000
+
+
+def memory_at(execute, address):
+    """The 8 bytes guest memory holds at a kernel virtual address (HMP 'x')."""
+    text = execute("human-monitor-command", **{"command-line": "x/8xb 0x%x" % address})
+    return " ".join(b[2:] for b in re.findall(r"\b0x[0-9a-f]{2}\b", text.split(":", 1)[-1]))
+
+
+def symbolize(vmlinux, addresses):
+    if not vmlinux or not addresses:
+        return {}
+    try:
+        out = subprocess.run(["addr2line", "-f", "-p", "-e", vmlinux]
+                             + ["%x" % a for a in addresses],
+                             capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    return dict(zip(addresses, out.splitlines()))
