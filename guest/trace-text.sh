@@ -68,9 +68,15 @@ waitempty_steps() {
 # 2026-12-06 mdstat was 0.59 to 1.55 ms short, and once 6.8 ms (a fresh
 # clone at 1a0f9be, stock kernel): the bound is 10 ms.
 inside_waitempty() {
-	waitempty_steps "$2" <"$3" | awk -v got="$1" '
-		NF == 2 { want = ($2 - $1) * 1e9; steps++ }
+	waitempty_ns "$2" <"$3" | awk -v got="$1" '
+		{ want = $1; steps++ }
 		END { exit !(steps == 1 && got <= want + 2000 && want - got <= 10e6) }'
+}
+
+# waitempty_ns CPU: how long each finished sched:waitempty step of CPU
+# lasted, in nanoseconds (waitempty_steps).
+waitempty_ns() {
+	waitempty_steps "$1" | awk 'NF == 2 { printf "%.0f\n", ($2 - $1) * 1e9 }'
 }
 
 # going_down CPU: the records from the sched_cpu_deactivate step of CPU

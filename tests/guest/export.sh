@@ -178,7 +178,7 @@ affinity_ns=$(ns "$work/after" 'mdstat_affinity_wait_seconds_total{cpu="1"}')
 syscall_ns=$(awk '/ taskset-[0-9]+ .* sys_sched_setaffinity\(/ { t = $4 + 0 }
 	/ taskset-[0-9]+ .* sys_sched_setaffinity -> / && t { last = ($4 - t) * 1e9; t = 0 }
 	END { printf "%.0f\n", last }' "$work/hotplug-trace")
-step_ns=$(waitempty_steps 3 <"$work/hotplug-trace" | awk 'NF == 2 { printf "%.0f\n", ($2 - $1) * 1e9 }')
+step_ns=$(waitempty_ns 3 <"$work/hotplug-trace")
 tap_check "mdstat_hotplug_wait_seconds_total{cpu=3} is the sched:waitempty step, short by 10 ms at most ($hotplug_ns ns, tracefs ${step_ns:-none})" \
 	inside_waitempty "${hotplug_ns:-0}" 3 "$work/hotplug-trace"
 # balance_push() queues cpu3's stopper, which moves the task off: tracefs
