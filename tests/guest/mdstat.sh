@@ -234,17 +234,24 @@ read -r pinned pusher <"$work/push-pids"
 # moves whose stack has push_cpu_stop.  Not every move by migration/1 is
 # one: it runs migration_cpu_stop too (sched_exec() moved the forked shell
 # off cpu1 as it began to exec chrt, 1 run in 20 on our 6.12 RT kernel),
-# and what an interrupt moves while it runs is traced under its name (the
-# RT balancer's IPI pushed the task as migration/1 began to run, 1 run in
-# 60: mdstat said "migrated", and rightly).  A
+# and what an interrupt moves while it runs is traced under its name, with
+# the stack it interrupted: the RT balancer's IPI pushed the task as
+# migration/1 began to run (1 run in 60: mdstat said "migrated", and
+# rightly), and once inside push_cpu_stop(), which then found the task gone
+# (Debian's RT kernel, flags d..h311: mdstat said "not_moved", and rightly).
+# So only moves in task context count: no h, H, s, z or Z in the flags.  A
 # push may also find no lower CPU as the stopper runs (seen on the debug
 # kernel): mdstat must then not say it moved.  At FIFO 50 the task may be
 # pushed before it is perl, to make room for a task the kernel's own locks
 # pinned (RT, seen as chrt): those count too.
 moves=$(awk -v pid="$pusher" '
-	match($0, /[[][0-9]+[]]/) { cpu = substr($0, RSTART, RLENGTH) }
+	match($0, /[[][0-9]+[]] [^ ]+/) {
+		split(substr($0, RSTART, RLENGTH), field, " ")
+		cpu = field[1]
+		in_irq = field[2] ~ /[hHsZz]/
+	}
 	/ sched_migrate_task: / {
-		move[cpu] = ($0 ~ " pid=" pid " prio=49 orig_cpu=1 ") ? $0 : ""
+		move[cpu] = (!in_irq && $0 ~ " pid=" pid " prio=49 orig_cpu=1 ") ? $0 : ""
 		next
 	}
 	/ <stack trace>$/ { stack = move[cpu]; move[cpu] = ""; next }
