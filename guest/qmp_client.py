@@ -1,5 +1,6 @@
 """QEMU's monitor (QMP, and HMP through it) as the guest tools read it:
 each vCPU's instruction pointer, guest memory, kernel symbols."""
+import collections
 import json
 import re
 import socket
@@ -32,16 +33,21 @@ def qmp_session(path):
     return execute
 
 
+# A vCPU as "info registers" shows it: where it is, its stack pointer,
+# whether it takes interrupts (IF), and whether it waits in hlt.
+Vcpu = collections.namedtuple("Vcpu", "rip rsp interrupts_on halted")
+
+
 def registers(execute):
-    """{cpu: (rip, interrupts_on)} from HMP 'info registers -a'."""
+    """{cpu: Vcpu} from HMP 'info registers -a'."""
     text = execute("human-monitor-command", **{"command-line": "info registers -a"})
     found = {}
     for block in re.split(r"^CPU#", text, flags=re.M)[1:]:
         cpu = int(block.split(None, 1)[0])
-        rip = re.search(r"RIP=([0-9a-f]+)", block)
-        eflags = re.search(r"RFL=([0-9a-f]+)", block)
-        if rip and eflags:
-            found[cpu] = (int(rip.group(1), 16), bool(int(eflags.group(1), 16) & 0x200))
+        fields = dict(re.findall(r"\b(RIP|RSP|RFL|HLT)=([0-9a-f]+)", block))
+        if len(fields) == 4:
+            found[cpu] = Vcpu(int(fields["RIP"], 16), int(fields["RSP"], 16),
+                              bool(int(fields["RFL"], 16) & 0x200), fields["HLT"] == "1")
     return found
 
 
@@ -53,6 +59,15 @@ def memory_at(execute, address):
     """The 8 bytes guest memory holds at a kernel virtual address (HMP 'x')."""
     text = execute("human-monitor-command", **{"command-line": "x/8xb 0x%x" % address})
     return " ".join(b[2:] for b in re.findall(r"\b0x[0-9a-f]{2}\b", text.split(":", 1)[-1]))
+
+
+def words_at(execute, cpu, address, count):
+    """Up to count 8-byte words from address on, through cpu's page tables;
+    fewer where memory stops being mapped."""
+    text = execute("human-monitor-command", **{"command-line": "x/%dgx 0x%x" % (count, address),
+                                               "cpu-index": cpu})
+    return [int(word, 16) for line in text.splitlines() if ":" in line
+            for word in re.findall(r"\b0x([0-9a-f]{16})\b", line.split(":", 1)[1])]
 
 
 def symbolize(vmlinux, addresses):

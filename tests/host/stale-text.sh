@@ -4,7 +4,7 @@
 # have left a stale translation, says so only if the vCPU then left, and
 # does not try the same place twice.
 . "$(dirname "$0")/../lib.sh"
-tap_plan 9
+tap_plan 11
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -37,5 +37,10 @@ tap_equal "nor written" 0 "$(writes int3)"
 out=$(watch irq-on)
 tap_equal "interrupts on (an idle vCPU on hlt, say): nothing said" "" "$out"
 tap_equal "nor written" 0 "$(writes irq-on)"
+# An offline CPU waits in hlt, interrupts off, after a jmp back to it,
+# until it goes online (seen, and claimed stale, before HLT was read).
+out=$(watch halted)
+tap_equal "halted, interrupts off (an offline CPU): nothing said" "" "$out"
+tap_equal "nor written" 0 "$(writes halted)"
 "$top/guest/stale-text" >/dev/null 2>"$work/usage"
 tap_equal "no sockets named: usage, exit status 2" "2 1" "$? $(wc -l <"$work/usage")"
