@@ -1,5 +1,5 @@
 """QEMU's monitor (QMP, and HMP through it) as the guest tools read it:
-each vCPU's instruction pointer, guest memory, kernel symbols."""
+each vCPU's registers, guest memory, and the kernel's text and symbols."""
 import collections
 import json
 import re
@@ -55,19 +55,40 @@ def registers(execute):
 KERNEL_SPACE = 0xffff800000000000
 
 
+def dump(execute, command, digits, cpu=None):
+    """The values an HMP 'x' command prints, each digits hex digits long,
+    through cpu's page tables (cpu0's by default); fewer than asked for
+    where memory stops being mapped."""
+    arguments = {"command-line": command}
+    if cpu is not None:
+        arguments["cpu-index"] = cpu
+    text = execute("human-monitor-command", **arguments)
+    return [value for line in text.splitlines() if ":" in line
+            for value in re.findall(r"\b0x([0-9a-f]{%d})\b" % digits, line.split(":", 1)[1])]
+
+
 def memory_at(execute, address):
-    """The 8 bytes guest memory holds at a kernel virtual address (HMP 'x')."""
-    text = execute("human-monitor-command", **{"command-line": "x/8xb 0x%x" % address})
-    return " ".join(b[2:] for b in re.findall(r"\b0x[0-9a-f]{2}\b", text.split(":", 1)[-1]))
+    """The 8 bytes guest memory holds at a kernel virtual address."""
+    return " ".join(dump(execute, "x/8xb 0x%x" % address, 2))
 
 
 def words_at(execute, cpu, address, count):
-    """Up to count 8-byte words from address on, through cpu's page tables;
-    fewer where memory stops being mapped."""
-    text = execute("human-monitor-command", **{"command-line": "x/%dgx 0x%x" % (count, address),
-                                               "cpu-index": cpu})
-    return [int(word, 16) for line in text.splitlines() if ":" in line
-            for word in re.findall(r"\b0x([0-9a-f]{16})\b", line.split(":", 1)[1])]
+    """Up to count 8-byte words from address on, as cpu sees them."""
+    return [int(word, 16) for word in dump(execute, "x/%dgx 0x%x" % (count, address), 16, cpu)]
+
+
+def text_ranges(vmlinux):
+    """The addresses of vmlinux's executable sections (.text, .init.text, ...)."""
+    try:
+        out = subprocess.run(["readelf", "-SW", vmlinux],
+                             capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    # [Nr] Name Type Address Off Size ES Flg ...
+    sections = re.findall(r"^ *\[ *\d+\] +\S+ +\S+ +([0-9a-f]+) +[0-9a-f]+ +([0-9a-f]+) "
+                          r"+[0-9a-f]+ +([A-Za-z]+) ", out, re.M)
+    return [range(int(address, 16), int(address, 16) + int(size, 16))
+            for address, size, flags in sections if "X" in flags]
 
 
 def symbolize(vmlinux, addresses):

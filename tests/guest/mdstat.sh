@@ -248,10 +248,10 @@ moves=$(awk -v pid="$pusher" '
 	match($0, /[[][0-9]+[]] [^ ]+/) {
 		split(substr($0, RSTART, RLENGTH), field, " ")
 		cpu = field[1]
-		in_irq = field[2] ~ /[hHsZz]/
+		in_task = field[2] !~ /[hHsZz]/
 	}
 	/ sched_migrate_task: / {
-		move[cpu] = (!in_irq && $0 ~ " pid=" pid " prio=49 orig_cpu=1 ") ? $0 : ""
+		move[cpu] = (in_task && $0 ~ " pid=" pid " prio=49 orig_cpu=1 ") ? $0 : ""
 		next
 	}
 	/ <stack trace>$/ { stack = move[cpu]; move[cpu] = ""; next }
