@@ -33,6 +33,16 @@ def qmp_session(path):
     return execute
 
 
+def over_qmp(path, read, *args):
+    """read(execute, *args) in a QMP session of its own: the monitor takes
+    one client at a time, and guest/stale-text and guest/vcpu-ips share it."""
+    execute = qmp_session(path)
+    try:
+        return read(execute, *args)
+    finally:
+        execute.close()
+
+
 # A vCPU as "info registers" shows it: where it is, its stack pointer,
 # whether it takes interrupts (IF), and whether it waits in hlt.
 Vcpu = collections.namedtuple("Vcpu", "rip rsp interrupts_on halted")

@@ -2,14 +2,15 @@
 # guest/vcpu-ips against a fake QEMU (tests/host/fake-qemu): with a
 # vmlinux, the stack of each vCPU in kernel mode as the words in it that
 # point into kernel code, however far memory is mapped; without one, no
-# stacks; an offline CPU's hlt is told apart.
+# stacks; an offline CPU's hlt is told apart; --nmi injects its NMI in
+# a QMP session of its own.
 . "$(dirname "$0")/../lib.sh"
 if ! command -v gcc >/dev/null || ! command -v ld >/dev/null; then
 	tap_plan 1
 	tap_skip "vcpu-ips" "gcc or ld not installed (make deps)"
 	exit 0
 fi
-tap_plan 7
+tap_plan 8
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -28,15 +29,16 @@ inside_caller=$(printf '%x' $((0x$(symbol caller) + 5)))
 # kernel image, not code), an address in a module, one in the direct map.
 words=(0 "$inside_caller" "$(symbol counter)" ffffffffc0001000 ffff888000001000)
 
-# ips SCENARIO [VMLINUX]: vcpu-ips's output for that fake guest, whose
-# stacks hold $words.
+# ips [--nmi] SCENARIO [VMLINUX]: vcpu-ips's output for that fake guest,
+# whose stacks hold $words.
 ips() {
-	local fake tries=0
+	local fake tries=0 nmi=()
+	[ "$1" = --nmi ] && nmi=(--nmi) && shift
 	rm -rf "$work/qemu" && mkdir "$work/qemu"
 	"$top/tests/host/fake-qemu" "$work/qemu" "$1" 99 "${words[@]}" &
 	fake=$!
 	until [ -S "$work/qemu/qmp" ] || [ $((tries += 1)) -gt 100 ]; do sleep 0.1; done
-	timeout 60 "$top/guest/vcpu-ips" "$work/qemu/qmp" "${@:2}"
+	timeout 60 "$top/guest/vcpu-ips" "${nmi[@]}" "$work/qemu/qmp" "${@:2}"
 	kill "$fake"
 	wait "$fake" 2>/dev/null
 }
@@ -60,3 +62,6 @@ tap_check "memory not mapped at the stack pointer: said so" \
 tap_check "and the places still come" grep -q "^cpu1: ffffffff81094804 " <<<"$out"
 out=$(ips stuck)
 tap_equal "no vmlinux: no stacks" 0 "$(grep -c "'s stack" <<<"$out")"
+ips --nmi stuck >/dev/null
+tap_equal "--nmi: the NMI comes last, in a session of its own" \
+	"connect qmp_capabilities inject-nmi" "$(tail -n 3 "$work/qemu/qmp.log" | paste -sd' ')"
