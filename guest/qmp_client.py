@@ -33,12 +33,12 @@ def qmp_session(path):
     return execute
 
 
-def over_qmp(path, read, *args):
-    """read(execute, *args) in a QMP session of its own: the monitor takes
+def over_qmp(path, call, *args):
+    """call(execute, *args) in a QMP session of its own: the monitor takes
     one client at a time, and guest/stale-text and guest/vcpu-ips share it."""
     execute = qmp_session(path)
     try:
-        return read(execute, *args)
+        return call(execute, *args)
     finally:
         execute.close()
 
