@@ -158,7 +158,7 @@ deb: mdstat
 
 # The test module, built out of tree against a kernel's objects (KOBJ) into
 # MDLOAD, outside the checkout; and its user-space helpers.
-MDLOAD_SOURCES := guest/mdload/Kbuild guest/mdload/mdload.c guest/mdload/mdload.h
+MDLOAD_SOURCES := guest/mdload/Kbuild guest/mdload/mdload.c guest/mdload/mdload.h guest/mdload/stale_int3.c
 KOBJ := $(BUILD)/kernel-mdstat/obj
 MDLOAD := $(BUILD)/mdload
 
