@@ -1,29 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stale_int3: for the mdstat guest only, send a CPU back to the instruction
- * that kernel text holds where it took an int3 that is no longer there,
- * rather than die on it.
+ * where it took an int3 that no text patch claimed, rather than die on it.
  *
- * text_poke_bp() puts an int3 on the first byte of the instruction it
- * patches; at the end it writes that byte back, makes every CPU
- * synchronize and waits for the references to its patch to drop.  A CPU
- * that took the int3 holds one, interrupts off, until poke_int3_handler()
- * returns, so on hardware it always finds the patch.  Under QEMU's TCG
- * (10.0.2 here) a vCPU can still run a translation made while the int3 was
- * there after the patch is over: poke_int3_handler() then finds no patch,
- * nor does kprobes.  6.1's kprobe_int3_handler() goes back over an int3
- * that memory no longer holds ("removed right after we hit it"); 6.12's
- * does not, and the kernel dies on "int3" (seen in __schedule(), at the
+ * text_poke_bp() sets its patch's reference count before it writes the
+ * int3 over the first byte of the instruction, and at the end writes the
+ * new first byte, makes every CPU synchronize and waits for the references
+ * to drop.  A CPU that took the int3 is in poke_int3_handler() with
+ * interrupts off, so the synchronization waits for it: on hardware it
+ * always finds the patch.  Under QEMU's TCG (10.0.2 here) a vCPU can still
+ * run a translation made while the int3 was there after the patch is
+ * over: poke_int3_handler() then finds no patch, nor does kprobes.  6.1's
+ * kprobe_int3_handler() (CONFIG_KPROBES) goes back over an int3 that
+ * memory no longer holds ("removed right after we hit it"); 6.12's does
+ * not, and the kernel dies on "int3" (seen in __schedule(), at the
  * sched_switch tracepoint, as mdstat detached).  This does what 6.1 does,
  * from the die chain.  If QEMU runs the stale translation again, the vCPU
- * loops there until guest/stale-text, on the host, ends the loop.
+ * loops there until guest/stale-text, on the host, ends the loop, or an
+ * RCU stall panics the guest.
  *
  * The storm (guest/text-poke-storm) also showed the kernel dying on an
  * int3 that memory did hold, mid-patch, which poke_int3_handler() had not
- * claimed either; why is not known.  Such a CPU is sent back too: taken
- * again, the int3 finds the patch, or the patch is over.  An int3 that no
- * patch ever claims comes back at once, so after HELD_INT3_LIMIT of them
- * in a row at one address the kernel dies on it, as it would have.
+ * claimed either; why is not known (a stale int3 of the patch before,
+ * taken as the next one of the same key had begun, would look like that).
+ * Such a CPU is sent back too: taken again, the int3 finds the patch, or
+ * the patch is over.  An int3 that no patch ever claims comes back at once
+ * while its task stays on the CPU, so after HELD_INT3_LIMIT of them in a
+ * row at one address the kernel dies on it, as it would have.
  */
 #include <linux/kdebug.h>
 #include <linux/kprobes.h>
@@ -45,7 +48,7 @@ static bool held_int3_too_often(unsigned long addr)
 {
 	unsigned long now = jiffies;
 
-	/* A run is unbroken while the int3s come less than a tick apart. */
+	/* A run is unbroken while the int3s come within two ticks. */
 	if (__this_cpu_read(held_int3_addr) != addr ||
 	    time_after(now, __this_cpu_read(held_int3_jiffies) + 1))
 		__this_cpu_write(held_int3_count, 0);
@@ -70,16 +73,16 @@ static int stale_int3_notify(struct notifier_block *nb, unsigned long val, void 
 		return NOTIFY_DONE;
 	args->regs->ip = addr;
 	atomic_long_inc(&sent_back);
-	pr_warn_ratelimited("stale_int3: %pS %s, the CPU took one there (QEMU's stale translation): sent back to it\n",
-			    (void *)addr, opcode == INT3_INSN_OPCODE ?
-			    "holds an int3 no patch claimed" : "holds no int3");
+	pr_warn_ratelimited("stale_int3: %pS %s: sent back to it\n", (void *)addr,
+			    opcode == INT3_INSN_OPCODE ? "holds an int3 that no patch claimed" :
+			    "holds no int3, the CPU took one there (QEMU's stale translation)");
 	return NOTIFY_STOP;
 }
 NOKPROBE_SYMBOL(stale_int3_notify);
 
 static struct notifier_block stale_int3_nb = {
 	.notifier_call = stale_int3_notify,
-	/* do_int3() asks kgdb and kprobes first; this comes after every other notifier. */
+	/* After do_int3()'s kprobes check and the notifiers registered before. */
 	.priority = INT_MIN,
 };
 
@@ -98,7 +101,7 @@ static const struct kernel_param_ops sent_back_ops = {
 	.set = sent_back_set,
 };
 module_param_cb(sent_back, &sent_back_ops, NULL, 0444);
-MODULE_PARM_DESC(sent_back, "CPUs sent back over an int3 that memory no longer held");
+MODULE_PARM_DESC(sent_back, "CPUs sent back over an int3 that no patch claimed");
 
 static int __init stale_int3_init(void)
 {
