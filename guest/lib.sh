@@ -4,10 +4,14 @@
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mdsection=$top/build/mdsection
 
-# Load the mdload test module (guest only) unless it is loaded; built for
-# another kernel (guest/devtree's), it is named by MDSTAT_MDLOAD_KO.
+# The mdload test module (guest only), and stale_int3 built beside it; built
+# for another kernel (guest/devtree's), it is named by MDSTAT_MDLOAD_KO.
+mdload_ko=${MDSTAT_MDLOAD_KO:-$top/build/mdload/mdload.ko}
+stale_int3_ko=$(dirname "$mdload_ko")/stale_int3.ko
+
+# Load mdload unless it is loaded.
 mdload_load() {
-	[ -e /dev/mdload ] || insmod "${MDSTAT_MDLOAD_KO:-$top/build/mdload/mdload.ko}"
+	[ -e /dev/mdload ] || insmod "$mdload_ko"
 }
 
 # trace_begin NAME EVENT...: a tracefs instance of its own recording these

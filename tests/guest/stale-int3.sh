@@ -4,8 +4,7 @@
 . "$(dirname "$0")/../lib.sh"
 tap_plan 3
 
-ko=$(dirname "${MDSTAT_MDLOAD_KO:-$top/build/mdload/mdload.ko}")/stale_int3.ko
 tap_check "stale_int3 was loaded at boot" test -r /sys/module/stale_int3/parameters/sent_back
 rmmod stale_int3
-tap_check "a count given at load is refused" sh -c '! insmod "$1" sent_back=5 2>/dev/null' sh "$ko"
-tap_check "and it loads again" insmod "$ko"
+tap_check "a count given at load is refused" sh -c '! insmod "$1" sent_back=5 2>/dev/null' sh "$stale_int3_ko"
+tap_check "and it loads again" insmod "$stale_int3_ko"
