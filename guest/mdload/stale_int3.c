@@ -20,11 +20,13 @@
  * RCU stall panics the guest.
  *
  * The storm (guest/text-poke-storm) also showed the kernel dying on an
- * int3 that memory did hold, mid-patch, which poke_int3_handler() had not
- * claimed either; why is not known (a stale int3 of the patch before,
- * taken as the next one of the same key had begun, would look like that).
- * Such a CPU is sent back too: taken again, the int3 finds the patch, or
- * the patch is over.  An int3 that no patch ever claims comes back at once
+ * int3 that memory did hold, which poke_int3_handler() had not claimed
+ * either: the patch that wrote it was still in its first synchronization,
+ * waiting for that CPU, so its own int3 would have found it.  The CPU had
+ * most likely run the int3 of the patch before at that branch, from a
+ * stale translation, and the next patch wrote its int3 there before this
+ * read memory.  Such a CPU is sent back too: taken again, the int3 finds
+ * the patch, or the patch is over.  An int3 that no patch ever claims comes back at once
  * while its task stays on the CPU, so after HELD_INT3_LIMIT of them in a
  * row at one address the kernel dies on it, as it would have.
  */
