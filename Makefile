@@ -23,7 +23,7 @@ PACKAGES := linux-source-6.1 linux-source-6.12 gcc make patch perl flex bison bc
 # what it pulls are taken from there.
 BACKPORTS_PACKAGES := qemu-system-x86
 BACKPORTS_SOURCES := /etc/apt/sources.list.d/bookworm-backports.sources
-QEMU_MIN_MAJOR := 8
+QEMU_MIN_VERSION := 1:8.1
 
 .PHONY: all deps kernel kernel-debian mdstat install install-files deb bench bench-tools kernel-stock kernel-debug kernel-rt kernel-rt-stock kernel-6.12 check-debug torture vmlinux.h mdload mdload-module shell demo check devtree devtree-build export-patches clean
 
@@ -33,9 +33,10 @@ all: kernel mdload mdstat
 deps:
 	@installed() { dpkg-query -W -f='$${db:Status-Status}\n' $$1 2>/dev/null | grep -qx installed; }; \
 	missing=$$(for p in $(PACKAGES); do installed $$p || echo $$p; done); \
-	qemu_major=$$(dpkg-query -W -f='$${Version}' qemu-system-x86 2>/dev/null | sed 's/^[0-9]*://; s/[.].*//'); \
 	backports=; \
-	[ "$${qemu_major:-0}" -ge $(QEMU_MIN_MAJOR) ] 2>/dev/null || backports="$(BACKPORTS_PACKAGES)"; \
+	{ installed qemu-system-x86 && dpkg --compare-versions \
+		"$$(dpkg-query -W -f='$${Version}' qemu-system-x86)" ge $(QEMU_MIN_VERSION); } || \
+		backports="$(BACKPORTS_PACKAGES)"; \
 	if [ -n "$$missing$$backports" ]; then \
 		echo "deps: installing" $$missing $$backports; \
 		[ "$$(id -u)" = 0 ] || { echo "deps: need root to install packages" >&2; exit 2; }; \
@@ -193,8 +194,8 @@ $(BUILD)/tpcount: bench/tpcount.c $(BUILD)/tpcount.skel.h
 	$(CC) $(USER_CFLAGS) -I$(BUILD) -o $@ $< -lbpf -lelf -lz
 
 # The guest tests on our kernel, then mdstat's and the one-liners' on the
-# stock one, the properties on the debug one, and the RT tests on our 6.12
-# PREEMPT_RT kernel.
+# stock one, the properties on the debug one, the RT tests on our 6.12
+# PREEMPT_RT kernel, and on Debian's generic and RT kernels (below).
 STOCK_KERNEL := $(BUILD)/kernel-stock
 DEBUG_KERNEL := $(BUILD)/kernel-mdstat-debug
 RT_KERNEL := $(BUILD)/kernel-mdstat-6.12-rt
