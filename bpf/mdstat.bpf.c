@@ -123,7 +123,10 @@ extern struct rq runqueues __ksym;
 extern const void push_cpu_stop __ksym __weak;
 extern const void __balance_push_cpu_stop __ksym __weak;
 
-/* x86's preempt count: a variable of its own before 6.2, in pcpu_hot since. */
+/*
+ * x86's preempt count: in pcpu_hot from 6.2 to 6.14, a variable of its own
+ * before and after.  Elsewhere neither is found and the count reads 0.
+ */
 struct pcpu_hot___x86 {
 	int preempt_count;
 } __attribute__((preserve_access_index));
@@ -614,9 +617,9 @@ static __always_inline bool in_interrupt_context(void)
 
 /*
  * push_cpu_stop() moves its task with set_task_cpu(), which traces this.
- * An interrupt can move the task first, before push_cpu_stop() locks the
- * runqueue (the RT balancer's push IPI), and push_cpu_stop() then finds it
- * gone: that move is not the push's.
+ * An interrupt can move the task too while interrupts are on, before
+ * push_cpu_stop() takes p->pi_lock (the RT balancer's push IPI; the push
+ * then finds the task gone) or after it lets go: not the push's move.
  */
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(push_migrate_task, struct task_struct *p, int dest_cpu)
