@@ -123,18 +123,6 @@ extern struct rq runqueues __ksym;
 extern const void push_cpu_stop __ksym __weak;
 extern const void __balance_push_cpu_stop __ksym __weak;
 
-/*
- * x86's preempt count: in pcpu_hot from 6.2 to 6.14, a variable of its own
- * before and after.  Elsewhere neither is found and the count reads 0.
- */
-struct pcpu_hot___x86 {
-	int preempt_count;
-} __attribute__((preserve_access_index));
-extern const int __preempt_count __ksym __weak;
-extern const struct pcpu_hot___x86 pcpu_hot __ksym __weak;
-#define NMI_HARDIRQ_MASK	0x00ff0000	/* include/linux/preempt.h */
-#define SOFTIRQ_OFFSET		0x00000100
-
 /* What mdstat keeps for cpu, or NULL for a CPU beyond the possible ones. */
 static __always_inline struct mdstat_cpu *cpu_state(__s32 cpu)
 {
@@ -603,30 +591,13 @@ int BPF_PROG(push_cpu_stop_entry, struct task_struct *p)
 	return 0;
 }
 
-/* Whether this CPU runs an NMI, a hard interrupt or (but on RT) a softirq. */
-static __always_inline bool in_interrupt_context(void)
-{
-	int count = 0;
-
-	if (&pcpu_hot)
-		count = ((struct pcpu_hot___x86 *)bpf_this_cpu_ptr(&pcpu_hot))->preempt_count;
-	else if (&__preempt_count)
-		count = *(int *)bpf_this_cpu_ptr(&__preempt_count);
-	return count & (NMI_HARDIRQ_MASK | SOFTIRQ_OFFSET);
-}
-
-/*
- * push_cpu_stop() moves its task with set_task_cpu(), which traces this.
- * An interrupt can move the task too while interrupts are on, before
- * push_cpu_stop() takes p->pi_lock (the RT balancer's push IPI; the push
- * then finds the task gone) or after it lets go: not the push's move.
- */
+/* push_cpu_stop() moves its task with set_task_cpu(), which traces this. */
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(push_migrate_task, struct task_struct *p, int dest_cpu)
 {
 	struct mdstat_cpu *c = cpu_state(bpf_get_smp_processor_id());
 
-	if (c && c->push_stop.pid && c->push_stop.pid == p->pid && !in_interrupt_context())
+	if (c && c->push_stop.pid && c->push_stop.pid == p->pid)
 		c->push_stop.dest_cpu = dest_cpu;
 	return 0;
 }
