@@ -26,9 +26,10 @@
  * most likely run the int3 of the patch before at that branch, from a
  * stale translation, and the next patch wrote its int3 there before this
  * read memory.  Such a CPU is sent back too: taken again, the int3 finds
- * the patch, or the patch is over.  An int3 that no patch ever claims comes back at once
- * while its task stays on the CPU, so after HELD_INT3_LIMIT of them in a
- * row at one address the kernel dies on it, as it would have.
+ * the patch, or the patch is over.  An int3 that no patch ever claims
+ * comes back at once while its task stays on the CPU, so after
+ * HELD_INT3_LIMIT of them in a row at one address the kernel dies on it,
+ * as it would have.
  */
 #include <linux/kdebug.h>
 #include <linux/kprobes.h>
