@@ -14,10 +14,22 @@ tap_ok() {
 
 tap_fail() {
 	echo "not ok - $*"
+	tap_failed=$((${tap_failed:-0} + 1))
 }
 
 tap_skip() {	# tap_skip NAME WHY
 	echo "ok - $1 # SKIP $2"
+}
+
+# tap_keep DIR: after a failed result, DIR's files as evidence in the
+# results folder of guest/run, named after the script; DIR is removed.
+tap_keep() {
+	if [ "${tap_failed:-0}" -gt 0 ] && [ -d "${MDSTAT_RESULTS:-}" ]; then
+		rm -rf "$MDSTAT_RESULTS/${0##*/}.files"
+		cp -r "$1" "$MDSTAT_RESULTS/${0##*/}.files" &&
+			tap_diag "its files are kept in the results folder, ${0##*/}.files"
+	fi
+	rm -rf "$1"
 }
 
 # tap_check NAME COMMAND...: one result from whether COMMAND succeeds.

@@ -188,8 +188,10 @@ static void report_json(struct session *s, int cpu, const struct offline *off,
 		printf(",\"wait_ns\":0}\n");
 		return;
 	}
-	printf(",\"wait_ns\":%llu,\"nr_pinned\":%d,\"nr_running\":%d",
-	       (unsigned long long)off->wait_ns, off->wait_begin.arg,
+	printf(",\"wait_ns\":%llu,\"wait_monotonic_ns\":%llu"
+	       ",\"nr_pinned\":%d,\"nr_running\":%d",
+	       (unsigned long long)off->wait_ns,
+	       (unsigned long long)off->wait_begin.ts, off->wait_begin.arg,
 	       off->wait_begin.arg2);
 	if (!s->kernel.src[SRC_CULPRITS].available) {
 		printf(",\"culprits\":null}\n");

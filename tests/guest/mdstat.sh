@@ -228,7 +228,7 @@ pushing() {
 	trace_end "$work/migrations"
 }
 export -f pushing
-in_scenario pushing trace -j -e push >"$work/trace" 2>"$work/err"
+in_scenario pushing trace -j -e push >"$work/push-trace" 2>"$work/err"
 read -r pinned pusher <"$work/push-pids"
 # Where push_cpu_stop moved the FIFO 50 task off cpu1, per tracefs: its
 # moves whose stack has push_cpu_stop.  Not every move by migration/1 is
@@ -258,24 +258,24 @@ moves=$(awk -v pid="$pusher" '
 	/^ => push_cpu_stop$/ && stack != "" { print stack; stack = "" }' "$work/migrations")
 dest=$(head -n 1 <<<"$moves" | sed -n 's/.*dest_cpu=\([0-9]*\).*/\1/p')
 tap_equal "trace: push_queued for the FIFO 50 task on cpu1" 1 \
-	"$(jq -c "select(.event == \"push_queued\" and .pid == $pusher and .cpu == 1)" "$work/trace" | head -n 1 | wc -l)"
+	"$(jq -c "select(.event == \"push_queued\" and .pid == $pusher and .cpu == 1)" "$work/push-trace" | head -n 1 | wc -l)"
 # A push is done on the CPU it was queued on, by its stopper.  On
 # PREEMPT_RT the task may be pulled on and pushed again from another CPU,
 # where the kernel's own locks pinned what it preempted (once: pulled to
 # cpu3 by irq_work/3, pushed on to cpu2 by migration/3).
 tap_diag "tracefs, push_cpu_stop on cpu1 moved it: $(sed 's/^ *//; s/: sched_migrate_task: / /' <<<"$moves" | tr '\n' ' ')"
-tap_diag "mdstat: $(jq -c "select(.pid == $pusher) | [.event, .comm, .cpu, .result, .dest_cpu, .other_pid]" "$work/trace" | tr '\n' ' ')"
+tap_diag "mdstat: $(jq -c "select(.pid == $pusher) | [.event, .comm, .cpu, .result, .dest_cpu, .other_pid]" "$work/push-trace" | tr '\n' ' ')"
 tap_equal "trace: as many push_done on cpu1 moved it as push_cpu_stop did in tracefs" \
 	"$(grep -c . <<<"$moves")" \
-	"$(jq -c "select(.event == \"push_done\" and .pid == $pusher and .cpu == 1 and .result == \"moved\")" "$work/trace" | wc -l)"
+	"$(jq -c "select(.event == \"push_done\" and .pid == $pusher and .cpu == 1 and .result == \"moved\")" "$work/push-trace" | wc -l)"
 tap_equal "trace: the first moved it where tracefs says (${dest:-nowhere})" "$dest" \
-	"$(jq -r "select(.event == \"push_done\" and .pid == $pusher and .cpu == 1 and .result == \"moved\") | .dest_cpu" "$work/trace" | head -n 1)"
+	"$(jq -r "select(.event == \"push_done\" and .pid == $pusher and .cpu == 1 and .result == \"moved\") | .dest_cpu" "$work/push-trace" | head -n 1)"
 if [ "$patched" = 1 ]; then
 	tap_equal "trace: push_queued of perl names the pinned task it makes room for" "$pinned" \
-		"$(jq "select(.event == \"push_queued\" and .pid == $pusher and .comm == \"perl\") | .other_pid" "$work/trace" | head -n 1)"
+		"$(jq "select(.event == \"push_queued\" and .pid == $pusher and .comm == \"perl\") | .other_pid" "$work/push-trace" | head -n 1)"
 else
 	tap_equal "trace: without the series the pinned task is not known" "" \
-		"$(jq "select(.event == \"push_queued\" and .pid == $pusher) | .other_pid // empty" "$work/trace" | head -n 1)"
+		"$(jq "select(.event == \"push_queued\" and .pid == $pusher) | .other_pid // empty" "$work/push-trace" | head -n 1)"
 fi
 
 # --- Hotplug: cpu3 goes offline while a task sleeps 1 s in a section there.
@@ -318,30 +318,38 @@ if [ "$patched" = 1 ]; then
 	# It held the wait until it left cpu3 after its section, asleep, dead
 	# or moved off.  tracefs does not show where sections end: a task may
 	# leave cpu3 inside another short section (a BPF trampoline's) and
-	# hold on.  So mdstat's account must match one of the task's
-	# departures from cpu3 in tracefs, within 5 ms: measured from the
-	# wait's start, or back from its end.  mdstat and tracefs read the
-	# clock in two probes of one tracepoint hit, and the host can stop a
-	# vCPU between the two.  With QEMU 10, in ten runs of this test in
-	# one boot of our kernel, the closer end agreed within
-	# 136-335 us nine times and 2.3 ms once (the other end 6.2 ms off);
-	# with QEMU 7.2 they had been up to 6.4 ms apart, and this was 10 ms.
+	# hold on.  So mdstat's account must end at one of the task's
+	# departures from cpu3 in the sched:waitempty step.  Its end is a
+	# clock read in mdstat's probe of the departure, and tracefs reads the
+	# same clock (mono) in its own probe of that hit, right after:
+	# mdstat's programs were attached before the scenario enabled the
+	# events, and a tracepoint calls its probes in that order.  So the
+	# account ends after the record before the departure on that CPU and
+	# no later than the departure's own, however far apart the two reads
+	# are.  They can be far apart (the host stopping the vCPU between
+	# them, most likely): in 46 runs in our CI logs, mdstat's account and
+	# tracefs' departure agreed within 15-652 us 44 times, 3.1 ms once
+	# and 16.8 ms once, where a bound of 5 ms failed.  tracefs prints the
+	# microsecond nearest its read.
 	# That a section's end is not taken for the departure is the check
 	# above (on_cpu_after_ns).
-	# The wait is the sched:waitempty step, between its cpuhp_enter and
-	# the cpuhp_exit of the same step.
+	end_ns=$(jq '.wait_monotonic_ns + .explained_ns' <<<"$report")
+	end_s=$(awk -v ns="${end_ns:-0}" 'BEGIN { printf "%.6f", ns / 1e9 }')
 	left=$(awk -v pid="$pinned" '
+		match($0, / \[[0-9]+\] /) {
+			cpu = substr($0, RSTART + 2, RLENGTH - 4) + 0
+			ts = $0; sub(/: .*/, "", ts); sub(/.* /, "", ts)
+		}
 		/ cpuhp_enter: cpu: 0003 .*\(sched_cpu_wait_empty\)/ {
-			begin = $4; step = $0; sub(/.* step: */, "", step); sub(/ .*/, "", step)
+			step = $0; sub(/.* step: */, "", step); sub(/ .*/, "", step)
 		}
-		begin && / cpuhp_exit: / && $0 ~ " step: *" step " " {
-			for (i = 1; i <= n; i++)
-				printf "%d:%d ", (t[i] - begin) * 1e6, ($4 - t[i]) * 1e6
-			exit
-		}
-		begin && /\[003\]/ && $0 ~ " sched_switch: .* prev_pid=" pid " " &&
+		step != "" && / cpuhp_exit: / && $0 ~ " step: *" step " " { exit }
+		step != "" && (cpu == 3 && $0 ~ " sched_switch: .* prev_pid=" pid " " &&
 		    $0 !~ " prev_state=R\\+? " ||
-		begin && $0 ~ " sched_migrate_task: .* pid=" pid " .* orig_cpu=3 " { t[++n] = $4 }
+		    $0 ~ " sched_migrate_task: .* pid=" pid " .* orig_cpu=3 ") {
+			printf "%s..%s ", last[cpu], ts
+		}
+		{ last[cpu] = ts }
 		' "$work/offline-trace")
 	tap_diag "$(awk -v pid="$pinned" '/ cpuhp_enter: cpu: 0003 .*sched_cpu_wait_empty/ { begin = 1 }
 		begin && ($0 ~ "_pid=" pid " " || $0 ~ " pid=" pid " " || / cpuhp_e/)' \
@@ -354,14 +362,12 @@ if [ "$patched" = 1 ]; then
 	# its way out, each one more culprit.
 	tap_check "hotplug: it kept cpu3 a while after its last section ($(jq '.culprits[-1].on_cpu_after_ns' <<<"$report") ns)" \
 		test "$(jq '.culprits[-1].on_cpu_after_ns > 0' <<<"$report")" = true
-	account=$(jq -r '"\(.explained_ns / 1000 | floor):\((.wait_ns - .explained_ns) / 1000 | floor)"' <<<"$report")
-	tap_check "hotplug: it explains the wait until the task left cpu3, as tracefs, within 5 ms (explained:rest $account us; tracefs ${left:-no departure})" \
-		awk -v account="$account" -v left="$left" 'BEGIN {
-			split(account, a, ":")
+	tap_check "hotplug: it explains the wait until the task left cpu3, as tracefs (ends at $end_s; departures ${left:-none})" \
+		awk -v end="${end_ns:-0}" -v left="$left" 'BEGIN {
 			n = split(left, l, " ")
 			for (i = 1; i <= n; i++) {
-				split(l[i], t, ":")
-				if ((a[1] - t[1]) ^ 2 <= 25e6 || (a[2] - t[2]) ^ 2 <= 25e6)
+				split(l[i], t, /\.\./)
+				if (end > t[1] * 1e9 - 500 && end < t[2] * 1e9 + 500)
 					exit 0
 			}
 			exit 1 }'
@@ -387,31 +393,31 @@ rehoming() {
 	trace_end "$work/syscalls"
 }
 export -f rehoming
-in_scenario rehoming trace -j -e affinity_wait >"$work/trace" 2>"$work/err"
+in_scenario rehoming trace -j -e affinity_wait >"$work/affinity-trace" 2>"$work/err"
 read -r pinned <"$work/affinity"
 [ -s "$work/err" ] && tap_diag "mdstat trace: $(head -c 600 "$work/err")"
 syscall_us=$(awk '/ taskset-[0-9]+ .* sys_sched_setaffinity\(/ { t = $4 + 0 }
 	/ taskset-[0-9]+ .* sys_sched_setaffinity -> / && t { printf "%d\n", ($4 - t) * 1e6; exit }' \
 	"$work/syscalls")
 tap_equal "affinity: one wait, for the task in the section on cpu1" 1 \
-	"$(jq -c "select(.event == \"affinity_wait_end\" and .pid == $pinned and .cpu == 1)" "$work/trace" | wc -l)"
+	"$(jq -c "select(.event == \"affinity_wait_end\" and .pid == $pinned and .cpu == 1)" "$work/affinity-trace" | wc -l)"
 tap_equal "affinity: taskset is the one that waited" taskset \
-	"$(jq -r "select(.event == \"affinity_wait_end\" and .pid == $pinned) | .other_comm" "$work/trace")"
-wait_us=$(jq "select(.event == \"affinity_wait_end\" and .pid == $pinned) | .wait_ns / 1000 | floor" "$work/trace")
+	"$(jq -r "select(.event == \"affinity_wait_end\" and .pid == $pinned) | .other_comm" "$work/affinity-trace")"
+wait_us=$(jq "select(.event == \"affinity_wait_end\" and .pid == $pinned) | .wait_ns / 1000 | floor" "$work/affinity-trace")
 tap_check "affinity: the wait is nine tenths of taskset's sched_setaffinity() or more, not more than it ($wait_us of ${syscall_us:-?} us)" \
 	test "${wait_us:-0}" -le "${syscall_us:-0}" -a $(( ${wait_us:-0} * 10 )) -ge $(( ${syscall_us:-1} * 9 ))
 
 # --- Bad input, signals and pipes ---------------------------------------------
 before=$(linked)
-"$mdstat" top -j -i 0.2 >"$work/top" 2>&1 &
+"$mdstat" top -j -i 0.2 >"$work/top-sigterm" 2>&1 &
 # Once it runs: its first interval is out.  A fixed 3 s was once too short
 # (Debian's RT kernel, a cold make check): the SIGTERM came before mdstat
 # had set its handler and ended it with status 143, no summary.
-wait_line "$work/top" '"type":"top"'
+wait_line "$work/top-sigterm" '"type":"top"'
 kill -TERM $!
 wait $!
 tap_equal "top: SIGTERM ends it with status 0 and a summary" "0 1" \
-	"$? $(grep -c '"type":"summary"' "$work/top")"
+	"$? $(grep -c '"type":"summary"' "$work/top-sigterm")"
 tap_equal "top: nothing stays attached after it" "$before" "$(linked)"
 # A closed pipe ends mdstat long before the command it started (once
 # attached) would end, even when it has nothing more to write: the reader
@@ -428,4 +434,4 @@ tap_equal "trace: a closed pipe ends it, before its command" "0 yes" \
 	"${PIPESTATUS[0]} $( [ $((SECONDS - start)) -lt 50 ] && echo yes || echo "no, $((SECONDS - start)) s")"
 tap_equal "trace: nothing stays attached after it" "$before" "$(linked)"
 
-rm -rf "$work"
+tap_keep "$work"
