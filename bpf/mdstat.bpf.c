@@ -123,6 +123,20 @@ extern struct rq runqueues __ksym;
 extern const void push_cpu_stop __ksym __weak;
 extern const void __balance_push_cpu_stop __ksym __weak;
 
+/*
+ * x86's preempt count: a variable of its own, but from 6.2 to 6.14 a field
+ * of pcpu_hot, after its current_task pointer.  Elsewhere neither is found
+ * and the count reads 0.  Addresses from kallsyms and that offset, no BTF:
+ * libbpf looks for what vmlinux lacks in the modules' BTF, which it cannot
+ * list without CAP_SYS_ADMIN, and fails.
+ */
+extern const void __preempt_count __ksym __weak;
+extern const void pcpu_hot __ksym __weak;
+extern const void __per_cpu_offset __ksym __weak;
+#define PCPU_HOT_PREEMPT_COUNT	8	/* arch/x86/include/asm/current.h */
+#define NMI_HARDIRQ_MASK	0x00ff0000	/* include/linux/preempt.h */
+#define SOFTIRQ_OFFSET		0x00000100
+
 /* What mdstat keeps for cpu, or NULL for a CPU beyond the possible ones. */
 static __always_inline struct mdstat_cpu *cpu_state(__s32 cpu)
 {
@@ -591,13 +605,38 @@ int BPF_PROG(push_cpu_stop_entry, struct task_struct *p)
 	return 0;
 }
 
-/* push_cpu_stop() moves its task with set_task_cpu(), which traces this. */
+/* Whether this CPU runs an NMI, a hard interrupt or (but on RT) a softirq. */
+static __always_inline bool in_interrupt_context(void)
+{
+	const unsigned long *offsets = (const unsigned long *)&__per_cpu_offset;
+	unsigned long count_at, offset;
+	int count = 0;
+
+	if (&pcpu_hot)
+		count_at = (unsigned long)&pcpu_hot + PCPU_HOT_PREEMPT_COUNT;
+	else if (&__preempt_count)
+		count_at = (unsigned long)&__preempt_count;
+	else
+		return false;
+	if (!offsets ||
+	    bpf_probe_read_kernel(&offset, sizeof(offset), offsets + bpf_get_smp_processor_id()))
+		return false;
+	bpf_probe_read_kernel(&count, sizeof(count), (void *)(count_at + offset));
+	return count & (NMI_HARDIRQ_MASK | SOFTIRQ_OFFSET);
+}
+
+/*
+ * push_cpu_stop() moves its task with set_task_cpu(), which traces this.
+ * An interrupt can move the task too while interrupts are on, before
+ * push_cpu_stop() takes p->pi_lock (the RT balancer's push IPI; the push
+ * then finds the task gone) or after it lets go: not the push's move.
+ */
 SEC("tp_btf/sched_migrate_task")
 int BPF_PROG(push_migrate_task, struct task_struct *p, int dest_cpu)
 {
 	struct mdstat_cpu *c = cpu_state(bpf_get_smp_processor_id());
 
-	if (c && c->push_stop.pid && c->push_stop.pid == p->pid)
+	if (c && c->push_stop.pid && c->push_stop.pid == p->pid && !in_interrupt_context())
 		c->push_stop.dest_cpu = dest_cpu;
 	return 0;
 }
