@@ -124,9 +124,9 @@ extern const void push_cpu_stop __ksym __weak;
 extern const void __balance_push_cpu_stop __ksym __weak;
 
 /*
- * x86's preempt count: a variable of its own, but from 6.2 to 6.14 a field
- * of pcpu_hot, after its current_task pointer.  Elsewhere neither is found
- * and the count reads 0.  Addresses from kallsyms and that offset, no BTF:
+ * x86-64's preempt count: a variable of its own, but from 6.2 to 6.14 a
+ * field of pcpu_hot, after its current_task pointer.  Elsewhere neither is
+ * found and the count reads 0.  Addresses from kallsyms and that offset, no BTF:
  * libbpf looks for what vmlinux lacks in the modules' BTF, which it cannot
  * list without CAP_SYS_ADMIN, and fails.
  */
@@ -612,10 +612,10 @@ static __always_inline bool in_interrupt_context(void)
 	unsigned long count_at, offset;
 	int count = 0;
 
-	if (&pcpu_hot)
-		count_at = (unsigned long)&pcpu_hot + PCPU_HOT_PREEMPT_COUNT;
-	else if (&__preempt_count)
+	if (&__preempt_count)
 		count_at = (unsigned long)&__preempt_count;
+	else if (&pcpu_hot)
+		count_at = (unsigned long)&pcpu_hot + PCPU_HOT_PREEMPT_COUNT;
 	else
 		return false;
 	if (!offsets ||
