@@ -73,6 +73,35 @@ inside_waitempty() {
 		END { exit !(steps == 1 && got <= want + 2000 && want - got <= 10e6) }'
 }
 
+# waitempty_bounds CPU: "ENTER SLEPT WOKE EXIT" (seconds, as tracefs has
+# them) of each finished sched:waitempty step of CPU: its cpuhp_enter, the
+# first time its hotplug thread switched out asleep in the step and the
+# last time it was switched back in from a sleep, and its cpuhp_exit.  A
+# thread that never slept there has EXIT for SLEPT and ENTER for WOKE.
+# sched_cpu_wait_empty() is all the step does, and it sleeps only in
+# balance_hotplug_wait(): a probe of its entry reads the clock between ENTER
+# and SLEPT, and a probe of its return between WOKE and EXIT.
+waitempty_bounds() {
+	awk -v want="$1" "$_cpuhp_awk"'
+		cpuhp("cpuhp_enter") && hp_cpu == want && hp_fun == "sched_cpu_wait_empty" {
+			enter = ts(); step = hp_step; slept = woke = ""; asleep = 0
+			thread = $1; sub(/.*-/, "", thread)
+			next
+		}
+		enter == "" { next }
+		cpuhp("cpuhp_exit") && hp_cpu == want && hp_step == step {
+			printf "%.6f %.6f %.6f %.6f\n", enter, slept == "" ? ts() : slept,
+			       woke == "" ? enter : woke, ts()
+			enter = ""
+			next
+		}
+		/ sched_switch: / && $0 ~ " prev_pid=" thread " " && $0 !~ " prev_state=R\\+? " {
+			if (slept == "") slept = ts()
+			asleep = 1
+		}
+		/ sched_switch: / && $0 ~ " next_pid=" thread " " && asleep { woke = ts(); asleep = 0 }'
+}
+
 # waitempty_ns CPU: how long each finished sched:waitempty step of CPU
 # lasted, in nanoseconds (waitempty_steps).
 waitempty_ns() {

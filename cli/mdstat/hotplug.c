@@ -17,6 +17,7 @@
 struct culprit {
 	struct mdstat_event left_section;
 	__u64 on_cpu_after_ns;	/* from its migrate_enable() to switching out */
+	__u64 left_ts;		/* when it switched out; 0 if not seen */
 };
 
 struct offline {
@@ -127,6 +128,7 @@ static void culprit_left(struct offline *off, const struct mdstat_event *e)
 	for (i = off->nr_culprits - 1; i >= 0; i--) {
 		if (off->culprits[i].left_section.pid == e->pid) {
 			off->culprits[i].on_cpu_after_ns = e->duration_ns;
+			off->culprits[i].left_ts = e->ts;
 			return;
 		}
 	}
@@ -170,6 +172,15 @@ static void report_text(struct session *s, int cpu, const struct offline *off,
 	       explained_ns(off) / 1e6, off->wait_ns / 1e6, culprit_tasks(off));
 }
 
+/* ,"name":ns, or null where mdstat does not know it. */
+static void json_ns(const char *name, __u64 ns, bool known)
+{
+	if (known)
+		printf(",\"%s\":%llu", name, (unsigned long long)ns);
+	else
+		printf(",\"%s\":null", name);
+}
+
 static void report_json(struct session *s, int cpu, const struct offline *off,
 			const struct mdstat_event *end)
 {
@@ -204,13 +215,11 @@ static void report_json(struct session *s, int cpu, const struct offline *off,
 		printf("%s{\"pid\":%d,\"tgid\":%d,\"prio\":%d,\"comm\":", i ? "," : "",
 		       c->pid, c->tgid, c->prio);
 		json_string(stdout, c->comm);
-		printf(",\"held_ns\":%llu,\"on_cpu_after_ns\":%llu,\"section_ns\":",
+		printf(",\"held_ns\":%llu,\"on_cpu_after_ns\":%llu",
 		       (unsigned long long)held_ns(&off->culprits[i]),
 		       (unsigned long long)off->culprits[i].on_cpu_after_ns);
-		if (c->arg)
-			printf("%llu", (unsigned long long)c->duration_ns);
-		else
-			printf("null");
+		json_ns("section_ns", c->duration_ns, c->arg);
+		json_ns("left_monotonic_ns", off->culprits[i].left_ts, off->culprits[i].left_ts);
 		printf(",\"stack_at\":\"%s\",\"stack\":[", c->arg ? "disable" : "enable");
 		stack_lines(s, c, stack_line_json);
 		printf("]}");
