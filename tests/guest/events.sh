@@ -141,10 +141,23 @@ if preempt_rt; then
 else
 	tap_equal "no event outside the section: nothing else pins the task" 0 $((events - in_section))
 fi
-# Both tasks are in sections on cpu1: nr_pinned is 1 or 2, never 0.
-tap_equal "nr_pinned is counted in the event" "$events" \
-	"$(( $(trace_count "$log" sched_pinned_preempt "pid=$pinned" nr_pinned=1) +
-	    $(trace_count "$log" sched_pinned_preempt "pid=$pinned" nr_pinned=2) ))"
+# nr_pinned counts the preempted task itself, and the preempter when it is
+# in its own section: 1 or 2, never 0.  On PREEMPT_RT another task that
+# the kernel pinned on cpu1 (its sleeping locks do) and that is preempted or
+# blocked there counts too: 3 in 1 event of 56 (our RT kernel).
+read -r pinned_some pinned_one_two pinned_counts < <(awk -v pid="$pinned" '
+	/ sched_pinned_preempt: / && $0 ~ " pid=" pid " " {
+		v = $0; sub(/.* nr_pinned=/, "", v); sub(/ .*/, "", v); v += 0
+		n[v]++; some += v >= 1; one_two += v == 1 || v == 2
+	}
+	END { printf "%d %d", some, one_two; for (v in n) printf " %s:%d", v, n[v]; print "" }' "$log")
+if preempt_rt; then
+	tap_equal "nr_pinned is counted in the event, 1 or more (nr_pinned:events $pinned_counts)" \
+		"$events" "$pinned_some"
+else
+	tap_equal "nr_pinned is counted in the event, 1 or 2 (nr_pinned:events $pinned_counts)" \
+		"$events" "$pinned_one_two"
+fi
 read -r inner outer < <(between_marks "$log" 1 sched_pinned_preempt)
 tap_check "md_stats.pinned_preempt of cpu1 moved by the events on cpu1 ($inner <= $((after - before)) <= $outer)" \
 	test "$inner" -le $((after - before)) -a $((after - before)) -le "$outer"
