@@ -18,7 +18,7 @@ else
 	patched=0 kernel="stock"
 fi
 # The kernel's md_stats: one check more with the series.
-tap_plan $((33 + patched))
+tap_plan $((34 + patched))
 tap_diag "kernel: $(uname -r) ($kernel)"
 
 # in_scenario FUNCTION MDSTAT-ARGS...: mdstat runs FUNCTION (exported from
@@ -283,8 +283,8 @@ fi
 offlining() {
 	local start end pinned_event=
 	[ "$patched" = 0 ] || pinned_event=sched_hotplug_pinned
-	# sched_stat_runtime: the record a switch-out makes just before its
-	# sched_switch, bounding mdstat's probe of it below.
+	# sched_stat_runtime: the record a task going to sleep usually makes
+	# just before its sched_switch, bounding mdstat's probe of it below.
 	trace_begin md_mdstat_hotplug sched_switch sched_migrate_task $pinned_event \
 		sched_stat_runtime cpuhp/cpuhp_enter cpuhp/cpuhp_exit
 	start=$(date +%s%N)
@@ -336,24 +336,23 @@ if [ "$patched" = 1 ]; then
 	mine="[.culprits[] | select(.pid == $pinned)][-1]"
 	tap_check "hotplug: it kept cpu3 a while after its last section ($(jq "$mine.on_cpu_after_ns" <<<"$report") ns)" \
 		test "$(jq "$mine.on_cpu_after_ns > 0" <<<"$report")" = true
-	# It held the wait until it left cpu3 after its section, asleep, dead
-	# or moved off.  tracefs does not show where sections end: a task may
-	# leave cpu3 inside another short section (a BPF trampoline's) and
-	# hold on.  So mdstat's time for it must be one of the task's
-	# departures from cpu3 in the sched:waitempty step.  That time is a
-	# clock read in mdstat's probe of the departure, and tracefs reads the
-	# same clock (mono) in its own probe of that hit, right after:
-	# mdstat's programs were attached before the scenario enabled the
-	# events, and a tracepoint calls its probes in that order.  Nothing
-	# else can write to that CPU's buffer between the two (the scheduler
-	# holds the runqueue lock, interrupts off).  So mdstat's time comes
-	# after the record before the departure on that CPU (for a switch, its
-	# sched_stat_runtime) and no later than the departure's own, however
-	# far apart the reads are.  They can be far apart (the host stopping
-	# the vCPU between them, most likely): in 46 runs in our CI logs,
-	# mdstat's account and tracefs' departure agreed within 15-652 us 44
-	# times, 3.1 ms once and 16.8 ms once, where a bound of 5 ms failed.
-	# tracefs prints the microsecond nearest its read.
+	# It held the wait until it left cpu3 after its section, asleep, dead or
+	# moved off.  tracefs does not show where sections end: a task may leave
+	# cpu3 inside another short section (a BPF trampoline's) and hold on.  So
+	# mdstat's time for it must be one of the task's departures from cpu3 in
+	# the sched:waitempty step.  That time is a clock read in mdstat's probe
+	# of the departure, and tracefs reads the same clock (mono) in its own
+	# probe of that hit, right after: mdstat's programs were attached before
+	# the scenario enabled the events, and a tracepoint calls its probes in
+	# that order.  Nothing else can write to that CPU's buffer between the
+	# two (the scheduler holds the runqueue lock, interrupts off).  So
+	# mdstat's time comes after the record before the departure on that CPU
+	# (for a sleep, usually its sched_stat_runtime) and no later than the
+	# departure's own, however far apart the reads are.  They can be far
+	# apart (the host stopping the vCPU between them, most likely): in 46
+	# runs in our CI logs, mdstat's account and tracefs' departure agreed
+	# within 15-652 us 44 times, 3.1 ms once and 16.8 ms once, where a bound
+	# of 5 ms failed.  tracefs prints the microsecond nearest its read.
 	left_ns=$(jq "$mine.left_monotonic_ns // 0" <<<"$report")
 	left_s=$(awk -v ns="${left_ns:-0}" 'BEGIN { printf "%.6f", ns / 1e9 }')
 	departures=$(awk -v pid="$pinned" '
