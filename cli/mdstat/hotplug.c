@@ -16,7 +16,6 @@
 /* A task that left its section during the wait, then the CPU. */
 struct culprit {
 	struct mdstat_event left_section;
-	__u64 on_cpu_after_ns;	/* from its migrate_enable() to switching out */
 	__u64 left_ts;		/* when it switched out; 0 if not seen */
 };
 
@@ -56,10 +55,16 @@ static void stack_lines(struct session *s, const struct mdstat_event *e,
 	stack_print(s, h->ksyms, e->stack_id, e->caller, section_frame, line);
 }
 
+/* From its migrate_enable() to switching out; 0 if it was not seen to. */
+static __u64 on_cpu_after_ns(const struct culprit *c)
+{
+	return c->left_ts ? c->left_ts - c->left_section.ts : 0;
+}
+
 /* How long a culprit held the wait up: its section, then its time on the CPU. */
 static __u64 held_ns(const struct culprit *c)
 {
-	return c->left_section.held_ns + c->on_cpu_after_ns;
+	return c->left_section.held_ns + on_cpu_after_ns(c);
 }
 
 /* How much of the wait the culprits explain: up to the last one leaving. */
@@ -71,7 +76,7 @@ static __u64 explained_ns(const struct offline *off)
 
 	for (i = 0; i < off->nr_culprits; i++) {
 		c = &off->culprits[i];
-		t = c->left_section.ts + c->on_cpu_after_ns - off->wait_begin.ts;
+		t = (c->left_ts ? c->left_ts : c->left_section.ts) - off->wait_begin.ts;
 		if (t > last)
 			last = t;
 	}
@@ -127,7 +132,6 @@ static void culprit_left(struct offline *off, const struct mdstat_event *e)
 
 	for (i = off->nr_culprits - 1; i >= 0; i--) {
 		if (off->culprits[i].left_section.pid == e->pid) {
-			off->culprits[i].on_cpu_after_ns = e->duration_ns;
 			off->culprits[i].left_ts = e->ts;
 			return;
 		}
@@ -165,7 +169,7 @@ static void report_text(struct session *s, int cpu, const struct offline *off,
 		else
 			printf(" (pinned before mdstat started");
 		printf(", then %.3f ms on the CPU); it %s migration at:\n",
-		       off->culprits[i].on_cpu_after_ns / 1e6, c->arg ? "disabled" : "enabled");
+		       on_cpu_after_ns(&off->culprits[i]) / 1e6, c->arg ? "disabled" : "enabled");
 		stack_lines(s, c, stack_line_text);
 	}
 	printf("  explained: %.3f of %.3f ms by %d task(s)\n",
@@ -217,7 +221,7 @@ static void report_json(struct session *s, int cpu, const struct offline *off,
 		json_string(stdout, c->comm);
 		printf(",\"held_ns\":%llu,\"on_cpu_after_ns\":%llu",
 		       (unsigned long long)held_ns(&off->culprits[i]),
-		       (unsigned long long)off->culprits[i].on_cpu_after_ns);
+		       (unsigned long long)on_cpu_after_ns(&off->culprits[i]));
 		json_ns("section_ns", c->duration_ns, c->arg);
 		json_ns("left_monotonic_ns", off->culprits[i].left_ts, off->culprits[i].left_ts);
 		printf(",\"stack_at\":\"%s\",\"stack\":[", c->arg ? "disable" : "enable");

@@ -355,21 +355,16 @@ if [ "$patched" = 1 ]; then
 	# of 5 ms failed.  tracefs prints the microsecond nearest its read.
 	left_ns=$(jq "$mine.left_monotonic_ns // 0" <<<"$report")
 	left_s=$(awk -v ns="${left_ns:-0}" 'BEGIN { printf "%.6f", ns / 1e9 }')
-	departures=$(awk -v pid="$pinned" '
-		match($0, / \[[0-9]+\] /) {
-			cpu = substr($0, RSTART + 2, RLENGTH - 4) + 0
-			ts = $0; sub(/: .*/, "", ts); sub(/.* /, "", ts)
-		}
-		/ cpuhp_enter: cpu: 0003 .*\(sched_cpu_wait_empty\)/ {
-			step = $0; sub(/.* step: */, "", step); sub(/ .*/, "", step)
-		}
-		step != "" && / cpuhp_exit: / && $0 ~ " step: *" step " " { exit }
+	departures=$(awk -v pid="$pinned" "$_cpuhp_awk"'
+		match($0, / \[[0-9]+\] /) { cpu = substr($0, RSTART + 2, RLENGTH - 4) + 0 }
+		cpuhp("cpuhp_enter") && hp_cpu == 3 && hp_fun == "sched_cpu_wait_empty" { step = hp_step }
+		step != "" && cpuhp("cpuhp_exit") && hp_cpu == 3 && hp_step == step { exit }
 		step != "" && (cpu == 3 && $0 ~ " sched_switch: .* prev_pid=" pid " " &&
 		    $0 !~ " prev_state=R\\+? " ||
 		    $0 ~ " sched_migrate_task: .* pid=" pid " .* orig_cpu=3 ") {
-			printf "%s..%s ", last[cpu], ts
+			printf "%.6f..%.6f ", last[cpu], ts()
 		}
-		{ last[cpu] = ts }
+		{ last[cpu] = ts() }
 		' "$work/offline-trace")
 	tap_diag "$(awk -v pid="$pinned" '/ cpuhp_enter: cpu: 0003 .*sched_cpu_wait_empty/ { begin = 1 }
 		begin && ($0 ~ "_pid=" pid " " || $0 ~ " pid=" pid " " || / cpuhp_e/) &&
